@@ -1,0 +1,140 @@
+"""Input checks shared by every ktheory module.
+
+Every public function validates its input here so that bad input produces a
+``ValueError`` or ``TypeError`` that names the argument and says what was
+expected, instead of an opaque numpy traceback or a silently wrong answer.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_array",
+    "check_pair",
+    "check_positive",
+    "check_square_matrix",
+    "check_symmetric",
+]
+
+
+def check_array(
+    X: Any,
+    name: str = "X",
+    *,
+    ndim: int = 2,
+    allow_empty: bool = False,
+    dtype: Any = np.float64,
+) -> np.ndarray:
+    """Convert ``X`` to a finite float array of dimension ``ndim``.
+
+    Parameters
+    ----------
+    X : array_like
+        The input.
+    name : str
+        Name of the argument, used in error messages.
+    ndim : int
+        Required number of dimensions (1 or 2).
+    allow_empty : bool
+        Whether an array with no elements is acceptable.
+    dtype : numpy dtype
+        Target dtype (float64 by default).
+
+    Returns
+    -------
+    numpy.ndarray
+        A C-contiguous array of the requested dtype.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` cannot be converted to a numeric array.
+    ValueError
+        If ``X`` has the wrong number of dimensions, is empty, or contains
+        NaN or infinity.
+    """
+    if X is None:
+        raise TypeError(f"{name} must be an array, got None")
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array, got a string {X!r}")
+    try:
+        arr = np.asarray(X, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{name} must be a numeric array; could not convert it to {np.dtype(dtype).name}: {exc}"
+        ) from None
+    if arr.ndim != ndim:
+        if ndim == 2 and arr.ndim == 1:
+            hint = (
+                f" Reshape it with {name}.reshape(-1, 1) for a single feature "
+                f"or {name}.reshape(1, -1) for a single sample."
+            )
+        else:
+            hint = ""
+        shape_word = "(n_samples, n_features)" if ndim == 2 else "(n_samples,)"
+        raise ValueError(
+            f"{name} must be a {ndim}-D array of shape {shape_word}; "
+            f"got a {arr.ndim}-D array of shape {arr.shape}.{hint}"
+        )
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample and one feature are needed")
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        n_bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"{name} contains NaN or infinity ({n_bad} non-finite entries)")
+    return np.ascontiguousarray(arr)
+
+
+def check_pair(X: Any, Y: Any = None, names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Validate a pair of sample matrices with the same number of features.
+
+    Returns ``(X, Y, same)`` where ``same`` is True when ``Y`` was None (so
+    that ``Y`` is ``X`` and the Gram matrix is symmetric).
+    """
+    Xa = check_array(X, names[0])
+    if Y is None:
+        return Xa, Xa, True
+    Ya = check_array(Y, names[1])
+    if Xa.shape[1] != Ya.shape[1]:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must have the same number of features (columns); "
+            f"got {names[0]}.shape={Xa.shape} and {names[1]}.shape={Ya.shape}"
+        )
+    return Xa, Ya, False
+
+
+def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
+    """Check that ``value`` is a finite real number > 0 (or >= 0)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    v = float(value)
+    if not np.isfinite(v) or (v < 0 if allow_zero else v <= 0):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return v
+
+
+def check_square_matrix(K: Any, name: str = "K") -> np.ndarray:
+    """Validate a finite square 2-D matrix."""
+    Ka = check_array(K, name)
+    if Ka.shape[0] != Ka.shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {Ka.shape}")
+    return Ka
+
+
+def check_symmetric(K: np.ndarray, name: str = "K", rtol: float = 1e-10) -> np.ndarray:
+    """Raise ``ValueError`` unless the square matrix ``K`` is symmetric to ``rtol``.
+
+    The tolerance is relative to the largest absolute entry of ``K``.
+    """
+    scale = float(np.max(np.abs(K))) if K.size else 0.0
+    asym = float(np.max(np.abs(K - K.T))) if K.size else 0.0
+    if asym > rtol * max(scale, 1e-300):
+        raise ValueError(
+            f"{name} must be symmetric; max |{name} - {name}.T| = {asym:.3g} "
+            f"exceeds {rtol:g} times max |{name}| = {scale:.3g}"
+        )
+    return K

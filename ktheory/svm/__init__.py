@@ -1,0 +1,9 @@
+"""Support vector machines: the exact hard-margin dual (chapter 7) and SMO (chapter 8).
+
+Each implementation lives in its own private module; the public names are
+re-exported here, so readers write ``from ktheory.svm import SVC``.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
