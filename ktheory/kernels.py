@@ -1,0 +1,847 @@
+"""Kernel functions and Gram matrices (Chapter 2).
+
+Every vector kernel here takes sample matrices ``X`` of shape ``(n, d)`` and
+``Y`` of shape ``(m, d)`` (``Y=None`` means ``Y = X``) and returns the
+``(n, m)`` block of kernel values ``K[i, j] = k(X[i], Y[j])``.
+
+The string (subsequence) kernel of :cite:t:`lodhi2002text` works on Python
+strings; :func:`subsequence_gram` builds its (normalized) Gram matrix for
+lists of strings.
+
+Conventions
+-----------
+* ``gaussian_kernel`` is parametrized by the width ``sigma``:
+  ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``; ``rbf_kernel`` by
+  ``gamma = 1 / (2 sigma^2)`` as in scikit-learn.
+* ``polynomial_kernel`` defaults to the book's ``(x . y + 1)^p``
+  (``gamma=1, coef0=1``); scikit-learn's defaults differ
+  (``gamma=1/d, coef0=1, degree=3``).
+* ``sigmoid_kernel`` uses scikit-learn's parametrization and defaults.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from itertools import combinations_with_replacement
+from typing import Any
+
+import numpy as np
+from scipy.signal import lfilter
+
+from ktheory._validation import (
+    check_array,
+    check_pair,
+    check_positive,
+    check_square_matrix,
+)
+
+__all__ = [
+    "linear_kernel",
+    "polynomial_kernel",
+    "gaussian_kernel",
+    "rbf_kernel",
+    "laplacian_kernel",
+    "sigmoid_kernel",
+    "make_kernel",
+    "gram_matrix",
+    "is_psd",
+    "psd_tolerance",
+    "polynomial_feature_map",
+    "polynomial_feature_powers",
+    "polynomial_feature_dimension",
+    "subsequence_kernel",
+    "subsequence_gram",
+]
+
+Kernel = Callable[..., np.ndarray]
+
+
+# ---------------------------------------------------------------------------
+# Vector kernels
+# ---------------------------------------------------------------------------
+
+
+def _gamma_default(gamma: Any, d: int, name: str = "gamma") -> float:
+    if gamma is None:
+        return 1.0 / d
+    return check_positive(gamma, name)
+
+
+def _check_real(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise TypeError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
+def linear_kernel(X: Any, Y: Any = None) -> np.ndarray:
+    """Linear kernel ``k(x, y) = <x, y>``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        First set of samples.
+    Y : array_like of shape (m, d), optional
+        Second set of samples; ``None`` means ``X``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+        The Gram block ``X @ Y.T``.
+
+    Examples
+    --------
+    >>> linear_kernel([[1.0, 2.0]], [[3.0, 4.0]])
+    array([[11.]])
+    """
+    Xa, Ya, _ = check_pair(X, Y)
+    return Xa @ Ya.T
+
+
+def polynomial_kernel(
+    X: Any, Y: Any = None, degree: int = 2, gamma: float = 1.0, coef0: float = 1.0
+) -> np.ndarray:
+    """Polynomial kernel ``k(x, y) = (gamma <x, y> + coef0) ** degree``.
+
+    With the defaults this is the book's ``(x . y + 1)^2``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        First set of samples.
+    Y : array_like of shape (m, d), optional
+        Second set of samples; ``None`` means ``X``.
+    degree : int, default 2
+        Degree ``p >= 1``.
+    gamma : float, default 1.0
+        Scale of the inner product, ``> 0``.
+    coef0 : float, default 1.0
+        Additive constant, ``>= 0`` for a positive semidefinite kernel (a
+        negative value is allowed but documented as not PSD in general).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+
+    Raises
+    ------
+    ValueError
+        If ``degree`` is not a positive integer or ``gamma <= 0``.
+    """
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
+        raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    g = check_positive(gamma, "gamma")
+    c = _check_real(coef0, "coef0")
+    Xa, Ya, _ = check_pair(X, Y)
+    K = Xa @ Ya.T
+    K *= g
+    K += c
+    return K ** int(degree)
+
+
+def rbf_kernel(X: Any, Y: Any = None, gamma: float | None = None) -> np.ndarray:
+    """Radial basis function kernel ``k(x, y) = exp(-gamma ||x - y||^2)``.
+
+    Computed as ``exp(gamma (2 <x, y> - ||x||^2 - ||y||^2))`` with one matrix
+    product and in-place updates; tiny positive exponents from rounding are
+    clipped to 0 so that ``k <= 1`` exactly and ``k(x, x) = 1``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        First set of samples.
+    Y : array_like of shape (m, d), optional
+        Second set of samples; ``None`` means ``X``.
+    gamma : float, optional
+        ``> 0``; default ``1 / d`` (scikit-learn's default).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+    """
+    Xa, Ya, same = check_pair(X, Y)
+    g = _gamma_default(gamma, Xa.shape[1])
+    return _rbf_block(Xa, Ya, g, same)
+
+
+def _rbf_block(Xa: np.ndarray, Ya: np.ndarray, gamma: float, same: bool) -> np.ndarray:
+    K = Xa @ Ya.T
+    xx = np.einsum("ij,ij->i", Xa, Xa)
+    yy = xx if same else np.einsum("ij,ij->i", Ya, Ya)
+    K *= 2.0 * gamma
+    K -= (gamma * xx)[:, None]
+    K -= (gamma * yy)[None, :]
+    np.minimum(K, 0.0, out=K)
+    if same:
+        np.fill_diagonal(K, 0.0)
+    np.exp(K, out=K)
+    return K
+
+
+def gaussian_kernel(X: Any, Y: Any = None, sigma: float = 1.0) -> np.ndarray:
+    """Gaussian kernel ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        First set of samples.
+    Y : array_like of shape (m, d), optional
+        Second set of samples; ``None`` means ``X``.
+    sigma : float, default 1.0
+        Width ``> 0``. Equals :func:`rbf_kernel` with ``gamma = 1/(2 sigma^2)``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not a finite positive number, or the inputs are invalid.
+    """
+    s = check_positive(sigma, "sigma")
+    Xa, Ya, same = check_pair(X, Y)
+    return _rbf_block(Xa, Ya, 1.0 / (2.0 * s * s), same)
+
+
+def laplacian_kernel(X: Any, Y: Any = None, sigma: float = 1.0, metric: str = "euclidean") -> np.ndarray:
+    """Laplacian (exponential) kernel ``k(x, y) = exp(-||x - y|| / sigma)``.
+
+    Note the norm is *not* squared: ``exp(-||x - y|| / (2 sigma^2))``, which
+    some notes print as "the Gaussian kernel", is this kernel with width
+    ``2 sigma^2``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        First set of samples.
+    Y : array_like of shape (m, d), optional
+        Second set of samples; ``None`` means ``X``.
+    sigma : float, default 1.0
+        Width ``> 0``.
+    metric : {"euclidean", "manhattan"}
+        The norm. ``"manhattan"`` (the L1 norm) equals scikit-learn's
+        ``laplacian_kernel`` with ``gamma = 1 / sigma``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+    """
+    s = check_positive(sigma, "sigma")
+    Xa, Ya, same = check_pair(X, Y)
+    if metric == "euclidean":
+        D = Xa @ Ya.T
+        xx = np.einsum("ij,ij->i", Xa, Xa)
+        yy = xx if same else np.einsum("ij,ij->i", Ya, Ya)
+        D *= -2.0
+        D += xx[:, None]
+        D += yy[None, :]
+        np.maximum(D, 0.0, out=D)
+        if same:
+            np.fill_diagonal(D, 0.0)
+        np.sqrt(D, out=D)
+    elif metric == "manhattan":
+        D = np.abs(Xa[:, None, :] - Ya[None, :, :]).sum(axis=2)
+    else:
+        raise ValueError(f"metric must be 'euclidean' or 'manhattan', got {metric!r}")
+    D *= -1.0 / s
+    np.exp(D, out=D)
+    return D
+
+
+def sigmoid_kernel(X: Any, Y: Any = None, gamma: float | None = None, coef0: float = 1.0) -> np.ndarray:
+    """Sigmoid kernel ``k(x, y) = tanh(gamma <x, y> + coef0)``.
+
+    Not positive semidefinite in general (see Chapter 2 for a counterexample
+    Gram matrix); parameters as in scikit-learn.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        First set of samples.
+    Y : array_like of shape (m, d), optional
+        Second set of samples; ``None`` means ``X``.
+    gamma : float, optional
+        ``> 0``; default ``1 / d``.
+    coef0 : float, default 1.0
+        Additive constant (any real number).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+    """
+    Xa, Ya, _ = check_pair(X, Y)
+    g = _gamma_default(gamma, Xa.shape[1])
+    c = _check_real(coef0, "coef0")
+    K = Xa @ Ya.T
+    K *= g
+    K += c
+    np.tanh(K, out=K)
+    return K
+
+
+_NAMED = ("linear", "poly", "polynomial", "rbf", "gaussian", "laplacian", "sigmoid")
+
+
+def make_kernel(
+    kernel: str | Kernel,
+    *,
+    gamma: float | None = None,
+    degree: int = 3,
+    coef0: float = 0.0,
+    sigma: float | None = None,
+) -> Kernel:
+    """Turn a kernel name (scikit-learn's parametrization) into a callable ``k(X, Y)``.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        ``"linear"``, ``"poly"`` (``(gamma <x,y> + coef0)^degree``), ``"rbf"``
+        (``exp(-gamma ||x-y||^2)``), ``"gaussian"`` (``sigma``), ``"laplacian"``
+        (``exp(-gamma ||x-y||_1)``, as scikit-learn), ``"sigmoid"``
+        (``tanh(gamma <x,y> + coef0)``), or a callable ``k(X, Y) -> array``
+        returned unchanged.
+    gamma : float, optional
+        Kernel coefficient for ``poly``, ``rbf``, ``laplacian``, ``sigmoid``;
+        default ``1 / n_features`` at call time.
+    degree : int, default 3
+        Degree of ``poly``.
+    coef0 : float, default 0.0
+        Constant of ``poly`` and ``sigmoid``.
+    sigma : float, optional
+        Width of ``gaussian`` (default 1).
+
+    Returns
+    -------
+    callable
+        ``k(X, Y=None) -> numpy.ndarray``.
+    """
+    if callable(kernel):
+        return kernel
+    if not isinstance(kernel, str) or kernel not in _NAMED:
+        raise ValueError(f"kernel must be one of {_NAMED} or a callable, got {kernel!r}")
+    if gamma is not None:
+        check_positive(gamma, "gamma")
+
+    def _g(X: Any) -> float:
+        return gamma if gamma is not None else 1.0 / check_array(X).shape[1]
+
+    if kernel == "linear":
+        return linear_kernel
+    if kernel in ("poly", "polynomial"):
+        return lambda X, Y=None: polynomial_kernel(X, Y, degree=degree, gamma=_g(X), coef0=coef0)
+    if kernel == "rbf":
+        return lambda X, Y=None: rbf_kernel(X, Y, gamma=_g(X))
+    if kernel == "gaussian":
+        return lambda X, Y=None: gaussian_kernel(X, Y, sigma=1.0 if sigma is None else sigma)
+    if kernel == "laplacian":
+        return lambda X, Y=None: laplacian_kernel(X, Y, sigma=1.0 / _g(X), metric="manhattan")
+    return lambda X, Y=None: sigmoid_kernel(X, Y, gamma=_g(X), coef0=coef0)
+
+
+# ---------------------------------------------------------------------------
+# Gram matrices
+# ---------------------------------------------------------------------------
+
+#: Number of kernel values computed per block by :func:`gram_matrix` by default
+#: (2**22 float64 values = 32 MiB of working memory per block).
+DEFAULT_BLOCK_ELEMENTS = 1 << 22
+
+
+def gram_matrix(
+    kernel: Kernel,
+    X: Any,
+    Y: Any = None,
+    *,
+    block_size: int | None = None,
+    n_jobs: int = 2,
+    **params: Any,
+) -> np.ndarray:
+    """Gram matrix ``K[i, j] = kernel(X[i], Y[j])`` computed block by block.
+
+    ``kernel(A, B, **params)`` must return the ``(len(A), len(B))`` block for
+    any row slices ``A`` of ``X`` and ``B`` of ``Y``. The output is allocated
+    once; beyond it, the working memory is one block per worker (about
+    ``block_size x block_size`` values, by default at most
+    ``2**22`` values, i.e. 32 MiB, per block).
+
+    When ``Y`` is None the matrix is symmetric and only the blocks on and above
+    the diagonal are computed; the others are filled by transposition. The
+    diagonal blocks are checked for symmetry, so a non-symmetric ``kernel``
+    raises an error instead of producing a silently wrong matrix.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(A, B, **params) -> array`` of shape ``(len(A), len(B))``,
+        e.g. :func:`gaussian_kernel`. Works for arrays and for sequences such
+        as lists of strings.
+    X : array_like of shape (n, d) or sequence of length n
+        First set of samples.
+    Y : array_like of shape (m, d) or sequence of length m, optional
+        Second set of samples; ``None`` means ``X`` (symmetric Gram).
+    block_size : int, optional
+        Rows (and columns) per block; default chosen from
+        ``DEFAULT_BLOCK_ELEMENTS``.
+    n_jobs : int, default 2
+        Number of threads evaluating blocks concurrently (numpy releases the
+        GIL in matrix products and ufuncs such as ``exp``).
+    **params
+        Keyword arguments passed to ``kernel``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m)
+
+    Raises
+    ------
+    TypeError
+        If ``kernel`` is not callable.
+    ValueError
+        If a block has the wrong shape or contains NaN/inf, or the kernel is
+        not symmetric when ``Y`` is None.
+    """
+    if not callable(kernel):
+        raise TypeError(f"kernel must be a callable k(A, B, **params) -> array, got {type(kernel).__name__}")
+    is_array = isinstance(X, np.ndarray) or (
+        not isinstance(X, (list, tuple)) or (len(X) > 0 and not isinstance(X[0], str))
+    )
+    if is_array:
+        Xa, Ya, same = check_pair(X, Y)
+    else:
+        Xa, same = list(X), Y is None
+        Ya = Xa if same else list(Y)
+        if len(Xa) == 0 or len(Ya) == 0:
+            raise ValueError("X and Y must contain at least one item")
+    n, m = len(Xa), len(Ya)
+    if block_size is None:
+        block_size = max(64, int(math.isqrt(DEFAULT_BLOCK_ELEMENTS)))
+    elif isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral) or block_size < 1:
+        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+
+    out = np.empty((n, m), dtype=np.float64)
+    row_starts = range(0, n, block_size)
+    col_starts = range(0, m, block_size)
+    if same:
+        tasks = [(i, j) for i in row_starts for j in col_starts if j >= i]
+    else:
+        tasks = [(i, j) for i in row_starts for j in col_starts]
+
+    def run(task: tuple[int, int]) -> None:
+        i, j = task
+        i1, j1 = min(i + block_size, n), min(j + block_size, m)
+        B = np.asarray(kernel(Xa[i:i1], Ya[j:j1], **params), dtype=np.float64)
+        if B.shape != (i1 - i, j1 - j):
+            raise ValueError(
+                f"kernel returned a block of shape {B.shape} for inputs of lengths "
+                f"{i1 - i} and {j1 - j}; expected {(i1 - i, j1 - j)}"
+            )
+        if not np.all(np.isfinite(B)):
+            raise ValueError("kernel returned NaN or infinity")
+        if same and i == j:
+            scale = max(float(np.max(np.abs(B))), 1e-300)
+            if float(np.max(np.abs(B - B.T))) > 1e-10 * scale:
+                raise ValueError(
+                    "kernel(X, X) is not symmetric: a kernel must satisfy k(x, y) = k(y, x); "
+                    "pass Y explicitly to compute a non-symmetric block"
+                )
+        out[i:i1, j:j1] = B
+        if same and j > i:
+            out[j:j1, i:i1] = B.T
+
+    if n_jobs == 1 or len(tasks) == 1:
+        for t in tasks:
+            run(t)
+    else:
+        with ThreadPoolExecutor(max_workers=int(n_jobs)) as pool:
+            for _ in pool.map(run, tasks):
+                pass
+    return out
+
+
+def psd_tolerance(K: Any) -> float:
+    """The default tolerance of :func:`is_psd`: ``n * eps * max(1, max |eigenvalue|)``.
+
+    This is the size of the rounding error of a symmetric eigensolver on an
+    ``n x n`` matrix (the same rule ``numpy.linalg.matrix_rank`` uses for
+    singular values), so an exactly PSD matrix computed in floating point is not
+    refuted because of rounding, while a negative eigenvalue well above the
+    rounding level is reported.
+    """
+    Ka = check_square_matrix(K)
+    n = Ka.shape[0]
+    spec = float(np.max(np.abs(np.linalg.eigvalsh((Ka + Ka.T) / 2.0)))) if n else 0.0
+    return n * np.finfo(np.float64).eps * max(1.0, spec)
+
+
+def is_psd(K: Any, tol: float | None = None) -> bool:
+    """Whether ``K`` is a symmetric positive semidefinite matrix (up to ``tol``).
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        A finite square matrix.
+    tol : float, optional
+        Eigenvalues ``>= -tol`` count as non-negative; symmetry is required up
+        to ``max |K - K.T| <= tol`` as well. Default: :func:`psd_tolerance`,
+        ``n * eps * max(1, max |eigenvalue|)``.
+
+    Returns
+    -------
+    bool
+        True when ``K`` is symmetric and its smallest eigenvalue is ``>= -tol``.
+        A numerical test on finitely many points can only refute positive
+        semidefiniteness of a *kernel*, never prove it.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, not 2-D or contains NaN/inf, or ``tol < 0``.
+    """
+    Ka = check_square_matrix(K)
+    n = Ka.shape[0]
+    eigs = np.linalg.eigvalsh((Ka + Ka.T) / 2.0)
+    if tol is None:
+        t = n * np.finfo(np.float64).eps * max(1.0, float(np.max(np.abs(eigs))))
+    else:
+        t = check_positive(tol, "tol", allow_zero=True)
+    if float(np.max(np.abs(Ka - Ka.T))) > max(t, 0.0):
+        return False
+    return bool(eigs[0] >= -t)
+
+
+# ---------------------------------------------------------------------------
+# Explicit polynomial feature map
+# ---------------------------------------------------------------------------
+
+
+def polynomial_feature_powers(n_features: int, degree: int, homogeneous: bool = False) -> np.ndarray:
+    """Exponent vectors of the monomials in the polynomial kernel's feature map.
+
+    Returns an integer array of shape ``(D, n_features)`` whose rows are the
+    exponents ``(k_1, ..., k_n)`` with ``sum k_i <= degree`` (``== degree``
+    when ``homogeneous``), in graded order: constant first, then degree 1,
+    and so on.
+    """
+    if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
+        raise ValueError(f"n_features must be an integer >= 1, got {n_features!r}")
+    if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
+        raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    rows = []
+    degrees = [degree] if homogeneous else range(degree + 1)
+    for total in degrees:
+        for combo in combinations_with_replacement(range(n_features), total):
+            p = np.zeros(n_features, dtype=np.int64)
+            for idx in combo:
+                p[idx] += 1
+            rows.append(p)
+    return np.array(rows, dtype=np.int64).reshape(-1, n_features)
+
+
+def polynomial_feature_dimension(n_features: int, degree: int, homogeneous: bool = False) -> int:
+    """Dimension of the explicit feature map: ``C(n + d, d)``, or ``C(n + d - 1, d)`` if homogeneous."""
+    if homogeneous:
+        return math.comb(n_features + degree - 1, degree)
+    return math.comb(n_features + degree, degree)
+
+
+def polynomial_feature_map(X: Any, degree: int = 2, coef0: float = 1.0) -> np.ndarray:
+    """Explicit feature map ``phi`` with ``phi(x) . phi(z) = (x . z + coef0) ** degree``.
+
+    By the multinomial theorem,
+    ``(x . z + c)^d = sum_k  d! / (k_0! k_1! ... k_n!) c^{k_0} prod_i (x_i z_i)^{k_i}``
+    over all ``k_0 + k_1 + ... + k_n = d``; so the coordinate of ``phi(x)`` for
+    the exponent vector ``(k_1, ..., k_n)`` (with ``k_0 = d - sum k_i``) is
+    ``sqrt(d! c^{k_0} / (k_0! ... k_n!)) prod_i x_i^{k_i}``.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Samples.
+    degree : int, default 2
+        Degree ``d >= 1``.
+    coef0 : float, default 1.0
+        The constant ``c >= 0``. With ``c > 0`` the map has
+        ``C(n + d, d)`` coordinates (all monomials of degree ``<= d``); with
+        ``c = 0`` only the ``C(n + d - 1, d)`` monomials of degree exactly ``d``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_samples, D)
+        Rows ``phi(x)`` with columns ordered as
+        :func:`polynomial_feature_powers`.
+    """
+    Xa = check_array(X)
+    c = check_positive(coef0, "coef0", allow_zero=True)
+    powers = polynomial_feature_powers(Xa.shape[1], degree, homogeneous=(c == 0.0))
+    k0 = degree - powers.sum(axis=1)
+    log_fact = np.array([math.lgamma(k + 1) for k in range(degree + 1)])
+    log_coef = math.lgamma(degree + 1) - log_fact[k0] - log_fact[powers].sum(axis=1)
+    # with c = 0 the map is homogeneous, so every k0 is 0 and the factor c^k0 is 1
+    log_c = k0 * math.log(c) if c > 0 else np.zeros(len(k0))
+    weights = np.sqrt(np.exp(log_coef + log_c))
+    monomials = np.prod(Xa[:, None, :] ** powers[None, :, :], axis=2)
+    return monomials * weights[None, :]
+
+
+# ---------------------------------------------------------------------------
+# String subsequence kernel (Lodhi et al. 2002)
+# ---------------------------------------------------------------------------
+
+
+def _check_string(s: Any, name: str) -> str:
+    if not isinstance(s, str):
+        raise TypeError(f"{name} must be a str, got {type(s).__name__} {s!r}")
+    return s
+
+
+def _check_n_lam(n: Any, lam: Any, symbolic_ok: bool) -> None:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n (subsequence length) must be an integer >= 1, got {n!r}")
+    if symbolic_ok and _is_symbolic(lam):
+        return
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real):
+        raise TypeError(f"lam (decay) must be a real number in (0, 1], got {lam!r}")
+    if not (0.0 < float(lam) <= 1.0):
+        raise ValueError(f"lam (decay) must lie in (0, 1], got {lam!r}")
+
+
+def _is_symbolic(lam: Any) -> bool:
+    try:
+        import sympy
+
+        return isinstance(lam, sympy.Basic) and not lam.is_Float
+    except ImportError:  # pragma: no cover
+        return False
+
+
+def _subsequence_exact(s: str, t: str, n: int, lam: Any) -> Any:
+    """The recursion of Lodhi et al. with exact arithmetic (sympy or Fraction).
+
+    ``Kp[i][a][b] = K'_i(s[:a], t[:b])``; ``Kpp`` is the auxiliary ``K''``.
+    """
+    p, q = len(s), len(t)
+    zero = lam * 0
+    one = zero + 1
+    Kp_prev = [[one] * (q + 1) for _ in range(p + 1)]  # K'_0 = 1
+    for _i in range(1, n):
+        Kp = [[zero] * (q + 1) for _ in range(p + 1)]
+        for a in range(1, p + 1):
+            kpp = zero
+            for b in range(1, q + 1):
+                kpp = lam * kpp + (lam * lam * Kp_prev[a - 1][b - 1] if s[a - 1] == t[b - 1] else zero)
+                Kp[a][b] = lam * Kp[a - 1][b] + kpp
+        Kp_prev = Kp
+    total = zero
+    for a in range(1, p + 1):
+        for b in range(1, q + 1):
+            if s[a - 1] == t[b - 1]:
+                total += lam * lam * Kp_prev[a - 1][b - 1]
+    try:
+        import sympy
+
+        if isinstance(total, sympy.Basic):
+            return sympy.expand(total)
+    except ImportError:  # pragma: no cover
+        pass
+    return total
+
+
+def _encode(strings: Sequence[str], length: int, fill: int) -> np.ndarray:
+    """Integer codes of characters, padded with ``fill`` (which matches nothing)."""
+    codes = np.full((len(strings), length), fill, dtype=np.int64)
+    for r, s in enumerate(strings):
+        if s:
+            codes[r, : len(s)] = np.frombuffer(s.encode("utf-32-le"), dtype=np.uint32)
+    return codes
+
+
+def _subsequence_batch(A: np.ndarray, B: np.ndarray, n: int, lam: float) -> np.ndarray:
+    """Kernel values for a batch of string pairs given as padded code arrays.
+
+    ``A`` has shape (P, p) and ``B`` (P, q); padding codes differ between A
+    and B so padded positions never match. Uses the O(n p q) recursion of
+    Lodhi et al. in the form
+
+        K''_i[a, b] = lam K''_i[a, b-1] + lam^2 [s_a = t_b] K'_{i-1}[a-1, b-1]
+        K'_i[a, b]  = lam K'_i[a-1, b] + K''_i[a, b]
+        K_n(s, t)   = lam^2 sum_{a, b} [s_a = t_b] K'_{n-1}[a-1, b-1]
+
+    where each first-order linear recurrence along an axis is one call of
+    ``scipy.signal.lfilter`` (a C loop) over all pairs and rows at once.
+    """
+    P, p = A.shape
+    q = B.shape[1]
+    E = (A[:, :, None] == B[:, None, :]).astype(np.float64)  # (P, p, q): [s_a = t_b]
+    lam2 = lam * lam
+    Kp = np.ones((P, p, q))  # K'_0[a-1, b-1] for a, b = 1..p, 1..q
+    filt_b, filt_a = np.array([1.0]), np.array([1.0, -lam])
+    for _i in range(1, n):
+        U = lam2 * E * Kp  # lam^2 [s_a = t_b] K'_{i-1}[a-1, b-1]
+        Kpp = lfilter(filt_b, filt_a, U, axis=2)  # recurrence along b
+        Kp_full = lfilter(filt_b, filt_a, Kpp, axis=1)  # recurrence along a: K'_i[a, b], a, b >= 1
+        # shift: we need K'_i[a-1, b-1] for a, b = 1..p, 1..q (row/col 0 are zeros)
+        Kp = np.zeros((P, p, q))
+        Kp[:, 1:, 1:] = Kp_full[:, :-1, :-1]
+    return lam2 * np.einsum("kab,kab->k", E, Kp)
+
+
+def subsequence_kernel(s: str, t: str, n: int, lam: Any) -> Any:
+    """String subsequence kernel ``k_n(s, t)`` of :cite:t:`lodhi2002text`.
+
+    ``k_n(s, t) = sum_{u in Sigma^n} sum_{i: s[i] = u} sum_{j: t[j] = u} lam^(l(i) + l(j))``
+    where ``l(i) = i_n - i_1 + 1`` is the span of the index sequence ``i``.
+    Computed by the O(n |s| |t|) dynamic programme of Lodhi et al.
+
+    Parameters
+    ----------
+    s, t : str
+        The two strings.
+    n : int
+        Subsequence length ``>= 1``.
+    lam : float in (0, 1], or a sympy expression
+        Decay. A sympy symbol or exact number gives the exact polynomial in
+        ``lam`` (pure-Python recursion; meant for small strings).
+
+    Returns
+    -------
+    float or sympy expression
+        The (unnormalized) kernel value; 0 when either string is shorter than ``n``.
+
+    Raises
+    ------
+    TypeError
+        If ``s`` or ``t`` is not a string or ``lam`` is not a number.
+    ValueError
+        If ``n < 1`` or ``lam`` is outside (0, 1].
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> lam = sp.Symbol("lambda")
+    >>> subsequence_kernel("cat", "car", 2, lam)
+    lambda**4
+    """
+    _check_string(s, "s")
+    _check_string(t, "t")
+    _check_n_lam(n, lam, symbolic_ok=True)
+    if _is_symbolic(lam):
+        return _subsequence_exact(s, t, int(n), lam)
+    if len(s) < n or len(t) < n:
+        return 0.0
+    A = _encode([s], len(s), -1)
+    B = _encode([t], len(t), -2)
+    return float(_subsequence_batch(A, B, int(n), float(lam))[0])
+
+
+def _pairs_kernel(S: list[str], T: list[str], I: np.ndarray, J: np.ndarray, n: int, lam: float,
+                  max_elements: int) -> np.ndarray:
+    """Kernel values for pairs (S[I[k]], T[J[k]]), batched by similar lengths."""
+    out = np.zeros(len(I))
+    if len(I) == 0:
+        return out
+    ls = np.array([len(S[i]) for i in I])
+    lt = np.array([len(T[j]) for j in J])
+    order = np.lexsort((lt, ls))
+    start = 0
+    while start < len(order):
+        # grow the batch while the padded size stays under the budget
+        p = int(ls[order[start]])
+        stop = start
+        q = 0
+        while stop < len(order):
+            p_new = max(p, int(ls[order[stop]]))
+            q_new = max(q, int(lt[order[stop]]))
+            if (stop - start + 1) * max(p_new, 1) * max(q_new, 1) > max_elements and stop > start:
+                break
+            p, q = p_new, q_new
+            stop += 1
+        idx = order[start:stop]
+        if p >= n and q >= n:
+            A = _encode([S[i] for i in I[idx]], p, -1)
+            B = _encode([T[j] for j in J[idx]], q, -2)
+            out[idx] = _subsequence_batch(A, B, n, lam)
+        start = stop
+    return out
+
+
+def subsequence_gram(
+    S: Sequence[str],
+    T: Sequence[str] | None = None,
+    *,
+    n: int,
+    lam: float,
+    normalize: bool = True,
+    max_elements: int = 1 << 22,
+) -> np.ndarray:
+    """Gram matrix of the string subsequence kernel for lists of strings.
+
+    All pairs are computed together in batches (strings of similar length are
+    padded to a common length), so the cost is that of a few vectorized
+    array passes per batch rather than a Python loop per pair.
+
+    Parameters
+    ----------
+    S : sequence of str
+        First list of strings.
+    T : sequence of str, optional
+        Second list; ``None`` means ``S`` (only the upper triangle is computed).
+    n : int
+        Subsequence length ``>= 1``.
+    lam : float in (0, 1]
+        Decay.
+    normalize : bool, default True
+        Return ``k(s, t) / sqrt(k(s, s) k(t, t))``, the cosine of the angle
+        between the feature vectors, in [0, 1]. A string shorter than ``n``
+        has the zero feature vector; its normalized values are defined as 0
+        (including with itself), as for a zero vector under normalization.
+    max_elements : int
+        Working-memory budget: the number of float64 values in one batch's
+        ``(pairs, |s|, |t|)`` arrays.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(S), len(T))
+
+    Raises
+    ------
+    TypeError
+        If an item is not a string.
+    ValueError
+        If a list is empty, ``n < 1`` or ``lam`` is outside (0, 1].
+    """
+    _check_n_lam(n, lam, symbolic_ok=False)
+    if isinstance(S, str) or (T is not None and isinstance(T, str)):
+        raise TypeError("S and T must be sequences of strings, not a single string")
+    S = [_check_string(s, f"S[{i}]") for i, s in enumerate(S)]
+    same = T is None
+    T = S if same else [_check_string(t, f"T[{j}]") for j, t in enumerate(T)]
+    if len(S) == 0 or len(T) == 0:
+        raise ValueError("S and T must contain at least one string")
+    n, lam = int(n), float(lam)
+    if same:
+        I, J = np.triu_indices(len(S))
+    else:
+        I, J = (a.ravel() for a in np.meshgrid(np.arange(len(S)), np.arange(len(T)), indexing="ij"))
+    vals = _pairs_kernel(S, T, I, J, n, lam, max_elements)
+    K = np.zeros((len(S), len(T)))
+    K[I, J] = vals
+    if same:
+        K[J, I] = vals
+    if not normalize:
+        return K
+    if same:
+        ds = dt = np.diag(K).copy()
+    else:
+        idx_s = np.arange(len(S))
+        idx_t = np.arange(len(T))
+        ds = _pairs_kernel(S, S, idx_s, idx_s, n, lam, max_elements)
+        dt = _pairs_kernel(T, T, idx_t, idx_t, n, lam, max_elements)
+    denom = np.sqrt(np.outer(ds, dt))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Kn = np.where(denom > 0, K / np.where(denom > 0, denom, 1.0), 0.0)
+    return np.clip(Kn, 0.0, 1.0)
