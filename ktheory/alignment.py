@@ -1,0 +1,552 @@
+"""Kernel alignment: KTA, centering, CKA, HSIC and alignment-based kernel learning.
+
+This module accompanies Chapter 12 of *Kernel Theory*. Every function takes
+Gram (kernel) matrices as NumPy arrays, except :func:`linear_cka`, which works
+directly with feature matrices and never forms an ``n x n`` matrix.
+
+Conventions
+-----------
+* ``H = I - 11^T / n`` is the centering matrix; ``center_kernel(K) = H K H``.
+* Kernel-target alignment (Cristianini et al., 2002):
+  ``kta(K1, K2) = <K1, K2>_F / (||K1||_F ||K2||_F)``.
+* Centered kernel alignment (Cortes, Mohri and Rostamizadeh, 2012):
+  ``cka(K1, K2) = kta(H K1 H, H K2 H)``.
+* Biased HSIC (Gretton et al., 2005): ``tr(K H L H) / (n - 1)^2``.
+  Unbiased HSIC: the estimator of Song et al. (2012), Theorem 2.
+
+Degenerate input
+----------------
+A matrix whose (centered) Frobenius norm is numerically zero (a constant
+kernel, for instance, has ``H K H = 0``) makes an alignment a ratio 0/0.
+The functions here raise ``ValueError`` naming the argument in that case;
+they never return ``nan``. "Numerically zero" means a Frobenius norm at most
+``100 * n * eps * max|K|`` (for feature matrices
+``100 * sqrt(n * d) * eps * max|X|``), the size of the rounding error of
+the centering itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy.optimize import nnls
+
+from ._validation import check_array, check_positive, check_square_matrix, check_symmetric
+
+__all__ = [
+    "center_kernel",
+    "kta",
+    "cka",
+    "linear_cka",
+    "hsic",
+    "ideal_kernel",
+    "align_weights",
+    "alignf_weights",
+]
+
+_EPS = np.finfo(np.float64).eps
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+def _kernel_matrix(K: Any, name: str, *, symmetric: bool = True, min_n: int = 1) -> np.ndarray:
+    """Validate a finite square (symmetric) kernel matrix with at least ``min_n`` rows."""
+    Ka = check_square_matrix(K, name)
+    if Ka.shape[0] < min_n:
+        raise ValueError(f"{name} must have at least {min_n} rows and columns; got shape {Ka.shape}")
+    if symmetric:
+        check_symmetric(Ka, name)
+    return Ka
+
+
+def _same_size(K1: np.ndarray, K2: np.ndarray, names: tuple[str, str]) -> None:
+    if K1.shape != K2.shape:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must be Gram matrices of the same sample, i.e. of the same "
+            f"shape; got {names[0]}.shape={K1.shape} and {names[1]}.shape={K2.shape}"
+        )
+
+
+def _check_nonzero(norm: float, scale: float, size: float, name: str, what: str) -> None:
+    """Raise ValueError when ``norm`` is zero up to rounding (``100 * size * eps * scale``)."""
+    if not norm > 100.0 * size * _EPS * scale:
+        raise ValueError(
+            f"{name} has {what} Frobenius norm {norm:.3g}, numerically zero "
+            f"(a constant kernel, or a constant feature matrix, has this property); "
+            f"the alignment is a ratio 0/0 and is undefined"
+        )
+
+
+def _centered_and_norm(K: np.ndarray, name: str) -> tuple[np.ndarray, float]:
+    Kc = center_kernel(K)
+    norm = float(np.sqrt(np.vdot(Kc, Kc)))
+    _check_nonzero(norm, float(np.max(np.abs(K))), K.shape[0], name, "a centered")
+    return Kc, norm
+
+
+# ---------------------------------------------------------------------------
+# centering and alignment
+# ---------------------------------------------------------------------------
+def center_kernel(K: Any) -> np.ndarray:
+    """Center a kernel matrix in feature space: return ``H K H`` with ``H = I - 11^T/n``.
+
+    Computed in ``O(n^2)`` time from the row means, the column means and the
+    grand mean, ``[K_c]_ij = K_ij - mean_u K_uj - mean_v K_iv + mean_uv K_uv``,
+    never by multiplying with ``H``.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        A finite square matrix (symmetry is not required: ``H K H`` is defined
+        for any square matrix, and the result is symmetric when ``K`` is).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, n)
+        The centered matrix ``H K H`` (a new array; ``K`` is not modified).
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not a square 2-D matrix, is empty, or contains NaN/inf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> center_kernel(np.ones((3, 3)))
+    array([[0., 0., 0.],
+           [0., 0., 0.],
+           [0., 0., 0.]])
+    """
+    Ka = check_square_matrix(K, "K")
+    col_means = Ka.mean(axis=0)
+    row_means = Ka.mean(axis=1)
+    grand = float(col_means.mean())
+    Kc = Ka - col_means[None, :]
+    Kc -= row_means[:, None]
+    Kc += grand
+    return Kc
+
+
+def kta(K1: Any, K2: Any) -> float:
+    """Kernel-target alignment (uncentered) of two kernel matrices.
+
+    ``kta(K1, K2) = <K1, K2>_F / (||K1||_F ||K2||_F)`` (Cristianini et al., 2002).
+    For positive semidefinite inputs the value lies in ``[0, 1]``.
+
+    Parameters
+    ----------
+    K1, K2 : array_like of shape (n, n)
+        Finite symmetric matrices of the same shape.
+
+    Returns
+    -------
+    float
+        The alignment, the cosine of the angle between ``K1`` and ``K2`` in
+        the Frobenius inner product.
+
+    Raises
+    ------
+    ValueError
+        On non-square, non-symmetric or non-finite input, on a shape
+        mismatch, or if either matrix is (numerically) zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1.0, 1.0, -1.0])
+    >>> round(kta(np.outer(y, y), np.outer(y, y)), 12)
+    1.0
+    """
+    A = _kernel_matrix(K1, "K1")
+    B = _kernel_matrix(K2, "K2")
+    _same_size(A, B, ("K1", "K2"))
+    na = float(np.sqrt(np.vdot(A, A)))
+    nb = float(np.sqrt(np.vdot(B, B)))
+    _check_nonzero(na, float(np.max(np.abs(A))), 1.0, "K1", "a")
+    _check_nonzero(nb, float(np.max(np.abs(B))), 1.0, "K2", "a")
+    return float(np.vdot(A, B) / (na * nb))
+
+
+def cka(K1: Any, K2: Any) -> float:
+    """Centered kernel alignment of two kernel matrices.
+
+    ``cka(K1, K2) = <K1c, K2c>_F / (||K1c||_F ||K2c||_F)`` with
+    ``Kc = H K H`` (Cortes, Mohri and Rostamizadeh, 2012). It equals
+    ``HSIC(K1, K2) / sqrt(HSIC(K1, K1) HSIC(K2, K2))`` with the biased HSIC
+    and is the CKA of Kornblith et al. (2019).
+
+    For positive semidefinite ``K1`` and ``K2`` the value lies in ``[0, 1]``.
+    For indefinite symmetric matrices it can be negative (it is still the
+    cosine of an angle, in ``[-1, 1]``); no PSD check is made, so that the
+    formula can be studied on such matrices.
+
+    Parameters
+    ----------
+    K1, K2 : array_like of shape (n, n)
+        Finite symmetric matrices of the same shape, ``n >= 2``.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        On non-square, non-symmetric or non-finite input, on a shape
+        mismatch, or if a centered matrix is numerically zero (for example a
+        constant kernel): centered alignment is then undefined.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.arange(8.0).reshape(4, 2) ** 2
+    >>> K = X @ X.T
+    >>> round(cka(K, 3.0 * K + 5.0), 12)   # invariant to scaling and constant offsets
+    1.0
+    """
+    A = _kernel_matrix(K1, "K1", min_n=2)
+    B = _kernel_matrix(K2, "K2", min_n=2)
+    _same_size(A, B, ("K1", "K2"))
+    Ac, na = _centered_and_norm(A, "K1")
+    Bc, nb = _centered_and_norm(B, "K2")
+    return float(np.vdot(Ac, Bc) / (na * nb))
+
+
+def linear_cka(X: Any, Y: Any) -> float:
+    """Linear CKA computed in feature space, without any ``n x n`` matrix.
+
+    With column-centered ``Xc`` and ``Yc``,
+    ``linear_cka(X, Y) = ||Yc^T Xc||_F^2 / (||Xc^T Xc||_F ||Yc^T Yc||_F)``,
+    which equals ``cka(X @ X.T, Y @ Y.T)``. Cost ``O(n (d1 + d2)^2)`` time
+    and ``O(n (d1 + d2) + (d1 + d2)^2)`` memory (the centered copies and three
+    small cross-product matrices). When the number of features exceeds the
+    number of samples, the Gram form ``cka(X @ X.T, Y @ Y.T)`` is cheaper.
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, d1)
+    Y : array_like of shape (n_samples, d2)
+        Two representations of the same ``n_samples >= 2`` examples (the
+        numbers of features may differ).
+
+    Returns
+    -------
+    float
+        A value in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If the inputs are not 2-D finite arrays with the same number of rows,
+        or if either is constant across samples (zero after centering).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((50, 4))
+    >>> Q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    >>> round(linear_cka(X, 2.5 * X @ Q), 12)
+    1.0
+    """
+    Xa = check_array(X, "X")
+    Ya = check_array(Y, "Y")
+    if Xa.shape[0] != Ya.shape[0]:
+        raise ValueError(
+            f"X and Y must describe the same samples (same number of rows); "
+            f"got X.shape={Xa.shape} and Y.shape={Ya.shape}"
+        )
+    n = Xa.shape[0]
+    if n < 2:
+        raise ValueError(f"X and Y need at least 2 samples; got {n}")
+    Xc = Xa - Xa.mean(axis=0)
+    Yc = Ya - Ya.mean(axis=0)
+    for arr, c, name in ((Xa, Xc, "X"), (Ya, Yc, "Y")):
+        _check_nonzero(
+            float(np.linalg.norm(c)), float(np.max(np.abs(arr))), np.sqrt(arr.size), name, "a centered"
+        )
+    cross = Yc.T @ Xc
+    sxx = Xc.T @ Xc
+    syy = Yc.T @ Yc
+    num = float(np.vdot(cross, cross))
+    den = float(np.linalg.norm(sxx) * np.linalg.norm(syy))
+    return num / den
+
+
+def hsic(K: Any, L: Any, unbiased: bool = False) -> float:
+    """Hilbert-Schmidt independence criterion estimated from two Gram matrices.
+
+    Biased estimator (Gretton et al., 2005), with their normalisation
+    ``1/(n - 1)^2``::
+
+        HSIC_b(K, L) = tr(K H L H) / (n - 1)^2,           n >= 2.
+
+    Unbiased estimator (Song et al., 2012, Theorem 2), with ``Kt`` and ``Lt``
+    the matrices with their diagonals set to zero::
+
+        HSIC_u = [tr(Kt Lt) + (1^T Kt 1)(1^T Lt 1) / ((n-1)(n-2))
+                  - 2/(n-2) 1^T Kt Lt 1] / (n (n-3)),       n >= 4.
+
+    ``HSIC_u`` is the U-statistic of the population HSIC and can be negative.
+
+    Parameters
+    ----------
+    K, L : array_like of shape (n, n)
+        Finite symmetric Gram matrices of the same sample.
+    unbiased : bool, default False
+        Use the unbiased estimator instead of the biased one.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        On non-square, non-symmetric or non-finite input, on a shape
+        mismatch, or when ``n < 2`` (biased) or ``n < 4`` (unbiased).
+    TypeError
+        If ``unbiased`` is not a bool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> hsic(K, K)   # tr(KHKH) / 1 = 1.0
+    1.0
+    """
+    if not isinstance(unbiased, (bool, np.bool_)):
+        raise TypeError(f"unbiased must be a bool, got {type(unbiased).__name__} {unbiased!r}")
+    min_n = 4 if unbiased else 2
+    A = _kernel_matrix(K, "K")
+    B = _kernel_matrix(L, "L")
+    _same_size(A, B, ("K", "L"))
+    n = A.shape[0]
+    if n < min_n:
+        kind = "unbiased" if unbiased else "biased"
+        raise ValueError(f"the {kind} HSIC estimator needs n >= {min_n} samples; got n = {n}")
+    if not unbiased:
+        # tr(K H L H) = <H K H, L>_F because H is a symmetric idempotent.
+        return float(np.vdot(center_kernel(A), B) / (n - 1) ** 2)
+    At = A.copy()
+    np.fill_diagonal(At, 0.0)
+    Bt = B.copy()
+    np.fill_diagonal(Bt, 0.0)
+    ra = At.sum(axis=1)  # Kt 1
+    rb = Bt.sum(axis=1)  # Lt 1
+    term1 = float(np.vdot(At, Bt))  # tr(Kt Lt), both symmetric
+    term2 = float(ra.sum() * rb.sum()) / ((n - 1) * (n - 2))
+    term3 = 2.0 * float(ra @ rb) / (n - 2)  # 1^T Kt Lt 1
+    return (term1 + term2 - term3) / (n * (n - 3))
+
+
+def ideal_kernel(y: Any) -> np.ndarray:
+    """The ideal (target) kernel of a label vector.
+
+    For two classes, labels are coded as ``+-1`` and ``K_Y = y y^T``: entry
+    ``+1`` for a pair from the same class, ``-1`` otherwise (the result does
+    not depend on which class is called +1). For ``c > 2`` classes, entry
+    ``1`` for the same class and ``-1/(c-1)`` otherwise: the Gram matrix of
+    the unit vectors pointing at the vertices of a regular simplex, which
+    reduces to ``y y^T`` for ``c = 2``.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Class labels (any values that can be compared for equality; at least
+        two distinct classes).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, n)
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not 1-D, is empty, contains NaN/inf, or has a single class.
+
+    Examples
+    --------
+    >>> ideal_kernel([0, 0, 1])
+    array([[ 1.,  1., -1.],
+           [ 1.,  1., -1.],
+           [-1., -1.,  1.]])
+    """
+    ya = np.asarray(y)
+    if ya.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of labels; got shape {ya.shape}")
+    if ya.size == 0:
+        raise ValueError("y is empty; at least two labelled samples are needed")
+    if ya.dtype.kind in "fc" and not np.all(np.isfinite(ya)):
+        raise ValueError("y contains NaN or infinity")
+    classes, codes = np.unique(ya, return_inverse=True)
+    c = classes.size
+    if c < 2:
+        raise ValueError(f"y has a single class ({classes[0]!r}); the ideal kernel needs at least two classes")
+    same = codes[:, None] == codes[None, :]
+    return np.where(same, 1.0, -1.0 / (c - 1))
+
+
+# ---------------------------------------------------------------------------
+# alignment-based multiple kernel learning
+# ---------------------------------------------------------------------------
+def _kernel_stack(kernels: Any, n: int) -> list[np.ndarray]:
+    if isinstance(kernels, np.ndarray):
+        if kernels.ndim != 3:
+            raise ValueError(
+                f"kernels must be a sequence of (n, n) matrices or an array of shape (p, n, n); "
+                f"got an array of shape {kernels.shape}"
+            )
+        seq: Sequence[Any] = list(kernels)
+    elif isinstance(kernels, Sequence) and not isinstance(kernels, (str, bytes)):
+        seq = kernels
+    else:
+        raise TypeError(f"kernels must be a sequence of (n, n) matrices, got {type(kernels).__name__}")
+    if len(seq) == 0:
+        raise ValueError("kernels is empty; at least one base kernel is needed")
+    out = []
+    for k, K in enumerate(seq):
+        Ka = _kernel_matrix(K, f"kernels[{k}]")
+        if Ka.shape[0] != n:
+            raise ValueError(f"kernels[{k}] has shape {Ka.shape} but y has {n} labels; expected ({n}, {n})")
+        out.append(Ka)
+    return out
+
+
+def _alignment_problem(kernels: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``a_k = <K_kc, K_Y>_F`` and ``M_kl = <K_kc, K_lc>_F``."""
+    KY = ideal_kernel(y)
+    Ks = _kernel_stack(kernels, KY.shape[0])
+    Kcs = [center_kernel(K) for K in Ks]
+    p = len(Kcs)
+    a = np.array([np.vdot(Kc, KY) for Kc in Kcs])
+    M = np.empty((p, p))
+    for k in range(p):
+        for l in range(k, p):
+            M[k, l] = M[l, k] = np.vdot(Kcs[k], Kcs[l])
+    return a, M
+
+
+def align_weights(kernels: Any, y: Any, q: float = 2) -> np.ndarray:
+    """Weights of the independent alignment algorithm ``align``.
+
+    Solves ``max_mu sum_k mu_k a_k`` subject to ``sum_k |mu_k|^q <= 1`` with
+    ``a_k = <K_kc, K_Y>_F`` and ``K_Y = ideal_kernel(y)``; by Hoelder's
+    inequality (or a Lagrange multiplier) the solution is
+    ``mu_k = sign(a_k) |a_k|^{1/(q-1)} / ||a||_{q/(q-1)}^{1/(q-1)}``, so
+    ``||mu||_q = 1``. For positive semidefinite base kernels every
+    ``a_k = y^T K_kc y >= 0`` and the weights are non-negative.
+
+    The weights refer to the kernels as given. Cortes, Mohri and Rostamizadeh
+    (2012) apply ``align`` to kernels normalised to unit centered Frobenius
+    norm, which makes ``mu_k`` proportional to the centered alignment
+    ``cka(K_k, K_Y)`` when ``q = 2``; pass normalised kernels for that variant.
+
+    Parameters
+    ----------
+    kernels : sequence of array_like of shape (n, n), or array of shape (p, n, n)
+        Finite symmetric base kernel matrices on the training sample.
+    y : array_like of shape (n,)
+        Class labels (see :func:`ideal_kernel`).
+    q : float, default 2
+        Exponent of the norm constraint, ``q > 1``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (p,)
+        The weights, with ``sum_k |mu_k|^q = 1``.
+
+    Raises
+    ------
+    ValueError
+        On invalid kernels or labels, ``q <= 1``, or when every ``a_k`` is 0
+        (no kernel is aligned with the target, the objective is constant).
+    """
+    qv = check_positive(q, "q")
+    if not qv > 1.0:
+        raise ValueError(f"q must be > 1 (q = 1 makes the problem a linear program with a vertex solution); got {q!r}")
+    a, _ = _alignment_problem(kernels, y)
+    scale = float(np.max(np.abs(a)))
+    if scale == 0.0:
+        raise ValueError("every base kernel has <K_kc, K_Y>_F = 0: the objective is constant, the weights undefined")
+    r = a / scale  # rescale to avoid overflow for large exponents
+    mu = np.sign(r) * np.abs(r) ** (1.0 / (qv - 1.0))
+    return mu / np.sum(np.abs(mu) ** qv) ** (1.0 / qv)
+
+
+def alignf_weights(kernels: Any, y: Any, nonnegative: bool = True) -> np.ndarray:
+    """Weights maximising the centered alignment of ``K_mu = sum_k mu_k K_k`` with the target.
+
+    Maximises ``cka(K_mu, K_Y) = mu^T a / (sqrt(mu^T M mu) ||K_Yc||_F)`` over
+    ``||mu||_2 = 1`` (``nonnegative=False``, the *linear* combination) or over
+    ``||mu||_2 = 1, mu >= 0`` (``nonnegative=True``, the *convex* case of
+    Cortes, Mohri and Rostamizadeh 2012, Proposition 9), where
+    ``a_k = <K_kc, K_Y>_F`` and ``M_kl = <K_kc, K_lc>_F``.
+
+    * Linear case: ``mu = M^+ a / ||M^+ a||`` (the pseudo-inverse; with an
+      invertible ``M`` this is the textbook ``M^{-1} a / ||M^{-1} a||``).
+      Weights may be negative and ``K_mu`` then need not be PSD.
+    * Convex case: ``v* = argmin_{v >= 0} v^T M v - 2 v^T a`` and
+      ``mu = v*/||v*||``. The quadratic program is solved as the
+      non-negative least-squares problem ``min_{v >= 0} ||R v - b||^2`` with
+      ``M = R^T R`` and ``R^T b = a`` (from the eigen-decomposition of
+      ``M``), by :func:`scipy.optimize.nnls`.
+
+    When ``M`` is singular (the centered base kernels are linearly
+    dependent), the optimal *combined kernel* is unique but the weights are
+    not; the function returns one maximiser (minimum norm in the linear case).
+
+    Parameters
+    ----------
+    kernels : sequence of array_like of shape (n, n), or array of shape (p, n, n)
+        Finite symmetric base kernel matrices on the training sample. For the
+        convex case to yield a PSD combination they should be PSD.
+    y : array_like of shape (n,)
+        Class labels (see :func:`ideal_kernel`).
+    nonnegative : bool, default True
+        Restrict to ``mu >= 0`` (convex case).
+
+    Returns
+    -------
+    numpy.ndarray of shape (p,)
+        Weights with ``||mu||_2 = 1``. Alignment is scale invariant, so
+        ``mu / mu.sum()`` (a convex combination) is equally optimal.
+
+    Raises
+    ------
+    ValueError
+        On invalid kernels or labels, or when no non-zero combination is
+        positively aligned with the target (``a`` is zero, or, in the
+        convex case, ``v* = 0``).
+    TypeError
+        If ``nonnegative`` is not a bool.
+    """
+    if not isinstance(nonnegative, (bool, np.bool_)):
+        raise TypeError(f"nonnegative must be a bool, got {type(nonnegative).__name__} {nonnegative!r}")
+    a, M = _alignment_problem(kernels, y)
+    w, V = np.linalg.eigh(M)
+    wmax = float(max(w.max(), 0.0))
+    keep = w > max(len(a), 1) * 1e3 * _EPS * wmax
+    if wmax == 0.0 or not np.any(keep) or not np.any(a != 0):
+        raise ValueError(
+            "no combination of the base kernels is aligned with the target: every centered base "
+            "kernel is zero or orthogonal to K_Y; the weights are undefined"
+        )
+    Vk, wk = V[:, keep], w[keep]
+    if not nonnegative:
+        v = Vk @ ((Vk.T @ a) / wk)  # M^+ a
+    else:
+        R = np.sqrt(wk)[:, None] * Vk.T  # M ~= R^T R
+        b = (Vk.T @ a) / np.sqrt(wk)  # R^T b = projection of a on range(M) = a
+        v, _ = nnls(R, b)
+    nv = float(np.linalg.norm(v))
+    if not nv > 0.0 or not float(v @ a) > 0.0:
+        raise ValueError(
+            "no non-negative combination of the base kernels is positively aligned with the target "
+            "(the optimum of the convex problem is v = 0); the weights are undefined"
+        )
+    return v / nv

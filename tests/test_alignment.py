@@ -1,0 +1,457 @@
+"""Tests of ktheory.alignment against independent oracles.
+
+Oracles: sympy (symbolic centering), scikit-learn's KernelCenterer, explicit
+loops for the defining U-statistic of the unbiased HSIC, brute-force search
+over the circle / sphere for alignf, and Hoelder's inequality for align.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy.optimize import minimize
+from sklearn.preprocessing import KernelCenterer
+
+from ktheory.alignment import (
+    align_weights,
+    alignf_weights,
+    center_kernel,
+    cka,
+    hsic,
+    ideal_kernel,
+    kta,
+    linear_cka,
+)
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _H(n):
+    return np.eye(n) - np.ones((n, n)) / n
+
+
+def _psd(rng, n, rank=None, offset=0.0):
+    F = rng.standard_normal((n, rank or n)) + offset
+    return F @ F.T
+
+
+# ---------------------------------------------------------------------------
+# centering
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 5, 40])
+def test_center_kernel_matches_sklearn_kernelcenterer(n):
+    rng = _rng(n)
+    K = _psd(rng, n, offset=3.0)
+    expected = KernelCenterer().fit_transform(K)
+    np.testing.assert_allclose(center_kernel(K), expected, rtol=0, atol=1e-10 * np.abs(K).max())
+
+
+def test_center_kernel_symbolic_equals_HKH():
+    n = 3
+    K = sp.Matrix(n, n, lambda i, j: sp.Symbol(f"k{i}{j}"))
+    H = sp.eye(n) - sp.ones(n, n) / n
+    HKH = H * K * H
+    # formula (12) with separate summation indices
+    Kc = sp.Matrix(
+        n,
+        n,
+        lambda i, j: K[i, j]
+        - sum(K[u, j] for u in range(n)) / n
+        - sum(K[i, v] for v in range(n)) / n
+        + sum(K[u, v] for u in range(n) for v in range(n)) / n**2,
+    )
+    assert sp.simplify(HKH - Kc) == sp.zeros(n, n)
+    # and the numerical function reproduces it on a non-symmetric matrix
+    vals = _rng(1).standard_normal((n, n))
+    subs = {sp.Symbol(f"k{i}{j}"): vals[i, j] for i in range(n) for j in range(n)}
+    np.testing.assert_allclose(center_kernel(vals), np.array(HKH.subs(subs), dtype=float), atol=1e-13)
+
+
+def test_center_kernel_equals_gram_of_centered_features():
+    rng = _rng(2)
+    X = rng.standard_normal((12, 4)) + 5.0
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(center_kernel(X @ X.T), Xc @ Xc.T, atol=1e-10)
+
+
+def test_center_kernel_does_not_modify_input_and_is_idempotent():
+    K = _psd(_rng(3), 6)
+    K0 = K.copy()
+    Kc = center_kernel(K)
+    np.testing.assert_array_equal(K, K0)
+    np.testing.assert_allclose(center_kernel(Kc), Kc, atol=1e-12)
+    np.testing.assert_allclose(Kc.sum(axis=0), 0.0, atol=1e-11)
+
+
+# ---------------------------------------------------------------------------
+# KTA, CKA, linear CKA, HSIC
+# ---------------------------------------------------------------------------
+def test_kta_matches_definition_with_sums():
+    rng = _rng(4)
+    A, B = _psd(rng, 7), _psd(rng, 7)
+    num = sum(A[i, j] * B[i, j] for i in range(7) for j in range(7))
+    den = np.sqrt(sum(A[i, j] ** 2 for i in range(7) for j in range(7))) * np.sqrt(
+        sum(B[i, j] ** 2 for i in range(7) for j in range(7))
+    )
+    assert kta(A, B) == pytest.approx(num / den, rel=1e-12)
+    assert kta(A, 3.0 * A) == pytest.approx(1.0, rel=1e-14)
+
+
+def test_kta_of_constant_kernel_with_unbalanced_target_is_large_but_cka_undefined():
+    y = np.array([1] * 9 + [-1])
+    J = np.ones((10, 10))
+    # KTA(11^T, yy^T) = (1^T y)^2 / n^2 = (8/10)^2
+    assert kta(J, ideal_kernel(y)) == pytest.approx(0.64, rel=1e-14)
+    with pytest.raises(ValueError, match="K1 has a centered Frobenius norm"):
+        cka(J, ideal_kernel(y))
+
+
+@pytest.mark.parametrize("d1,d2,offset", [(3, 3, 0.0), (5, 2, 4.0), (1, 7, -2.0), (20, 30, 1.0)])
+def test_gram_cka_equals_linear_cka(d1, d2, offset):
+    rng = _rng(d1 * 31 + d2)
+    n = 60
+    X = rng.standard_normal((n, d1)) + offset
+    Y = X[:, :1] ** 2 @ np.ones((1, d2)) + rng.standard_normal((n, d2))
+    assert abs(cka(X @ X.T, Y @ Y.T) - linear_cka(X, Y)) < 1e-12
+
+
+def test_cka_equals_normalised_biased_hsic():
+    rng = _rng(5)
+    K, L = _psd(rng, 15, rank=3), _psd(rng, 15, rank=4)
+    ratio = hsic(K, L) / np.sqrt(hsic(K, K) * hsic(L, L))
+    assert cka(K, L) == pytest.approx(ratio, rel=1e-12)
+
+
+def test_biased_hsic_matches_trace_formula():
+    rng = _rng(6)
+    n = 9
+    K, L = _psd(rng, n), _psd(rng, n, rank=2)
+    H = _H(n)
+    assert hsic(K, L) == pytest.approx(np.trace(K @ H @ L @ H) / (n - 1) ** 2, rel=1e-12)
+
+
+def _hsic_u_statistic(K, L):
+    """Defining U-statistic of Song et al. (2012), Theorem 2, by explicit loops."""
+    n = K.shape[0]
+    total = 0.0
+    count = 0
+    for i, j, q, r in itertools.permutations(range(n), 4):
+        h = 0.0
+        for t, u, v, w in itertools.permutations((i, j, q, r)):
+            h += K[t, u] * L[t, u] + K[t, u] * L[v, w] - 2.0 * K[t, u] * L[t, v]
+        total += h / 24.0
+        count += 1
+    return total / count
+
+
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_unbiased_hsic_equals_u_statistic(n):
+    rng = _rng(100 + n)
+    X = rng.standard_normal((n, 2))
+    K = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    L = (1.0 + X @ X.T) ** 2
+    assert hsic(K, L, unbiased=True) == pytest.approx(_hsic_u_statistic(K, L), rel=1e-10, abs=1e-12)
+
+
+def test_unbiased_hsic_ignores_diagonal_and_differs_from_biased():
+    rng = _rng(7)
+    K, L = _psd(rng, 8), _psd(rng, 8)
+    K2 = K + np.diag(rng.uniform(1, 5, 8))
+    assert hsic(K, L, unbiased=True) == pytest.approx(hsic(K2, L, unbiased=True), rel=1e-12)
+    assert hsic(K, L) != pytest.approx(hsic(K2, L), rel=1e-3)
+
+
+def test_pearson_form_can_be_negative_for_psd_kernels_while_cka_is_not():
+    # seed eq. (14): correlation of the entries; K = e1 e1^T, K' = e2 e2^T are PSD
+    n = 3
+    K = np.zeros((n, n))
+    K[0, 0] = 1.0
+    Kp = np.zeros((n, n))
+    Kp[1, 1] = 1.0
+    pearson = np.corrcoef(K.ravel(), Kp.ravel())[0, 1]
+    assert pearson == pytest.approx(-1.0 / 8.0, rel=1e-12)
+    assert cka(K, Kp) == pytest.approx(0.25, rel=1e-12)  # (1/9) / ((2/3)^2)
+    assert kta(K, Kp) == 0.0
+
+
+def test_cka_negative_for_indefinite_matrices():
+    A = np.diag([1.0, -1.0, 0.0])
+    assert cka(A, -A) == pytest.approx(-1.0, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# ideal kernel
+# ---------------------------------------------------------------------------
+def test_ideal_kernel_binary_is_yyT_independent_of_coding():
+    y = np.array([1, -1, -1, 1, 1])
+    np.testing.assert_array_equal(ideal_kernel(y), np.outer(y, y))
+    np.testing.assert_array_equal(ideal_kernel(["b", "a", "a", "b", "b"]), np.outer(y, y))
+    np.testing.assert_array_equal(ideal_kernel([0, 1, 1, 0, 0]), np.outer(y, y))
+
+
+def test_ideal_kernel_multiclass_is_simplex_gram():
+    y = np.array([0, 1, 2, 2, 0, 1, 3])
+    K = ideal_kernel(y)
+    c = 4
+    V = np.eye(c) - 1.0 / c
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    np.testing.assert_allclose(K, V[y] @ V[y].T, atol=1e-14)
+    assert np.linalg.matrix_rank(K) == c - 1
+
+
+# ---------------------------------------------------------------------------
+# align and alignf
+# ---------------------------------------------------------------------------
+def _toy_kernels(seed=0, n=24):
+    rng = _rng(seed)
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    y[:2] = [1.0, -1.0]
+    N = _psd(rng, n, rank=3)
+    Z = _psd(rng, n, rank=2)
+    K1 = np.outer(y, y) + N  # target plus noise
+    K2 = N + 0.5 * Z  # mostly the same noise
+    K3 = _psd(rng, n, rank=5)
+    return [K1, K2, K3], y
+
+
+def _alignment_of(mu, kernels, y):
+    return cka(sum(m * K for m, K in zip(mu, kernels)), ideal_kernel(y))
+
+
+def _sphere_grid(p, nonnegative, m):
+    if p == 2:
+        t = np.linspace(0, np.pi / 2 if nonnegative else 2 * np.pi, m)
+        return np.c_[np.cos(t), np.sin(t)]
+    th = np.linspace(0, np.pi / 2 if nonnegative else np.pi, m)
+    ph = np.linspace(0, np.pi / 2 if nonnegative else 2 * np.pi, m)
+    T, P = np.meshgrid(th, ph)
+    return np.c_[(np.sin(T) * np.cos(P)).ravel(), (np.sin(T) * np.sin(P)).ravel(), np.cos(T).ravel()]
+
+
+def _brute_force_max(kernels, y, nonnegative):
+    p = len(kernels)
+    KYc = center_kernel(ideal_kernel(y))
+    Kcs = np.array([center_kernel(K) for K in kernels])
+
+    def f(mu):
+        Kmu = np.tensordot(mu, Kcs, axes=1)
+        nk = np.linalg.norm(Kmu)
+        return np.vdot(Kmu, KYc) / (nk * np.linalg.norm(KYc)) if nk > 1e-12 else -np.inf
+
+    grid = _sphere_grid(p, nonnegative, 400 if p == 2 else 120)
+    vals = np.array([f(mu) for mu in grid])
+    best = float(vals.max())
+    # refine the best grid points locally (bounded in the convex case)
+    bounds = [(0, None)] * p if nonnegative else None
+    for idx in np.argsort(vals)[-5:]:
+        res = minimize(lambda m: -f(m) if np.linalg.norm(m) > 1e-9 else np.inf, grid[idx],
+                       method="L-BFGS-B" if nonnegative else "BFGS", bounds=bounds)
+        if nonnegative and np.any(res.x < -1e-12):
+            continue
+        best = max(best, -float(res.fun))
+    return best
+
+
+@pytest.mark.parametrize("p", [2, 3])
+@pytest.mark.parametrize("nonnegative", [True, False])
+def test_alignf_matches_brute_force_search(p, nonnegative):
+    kernels, y = _toy_kernels(seed=p)
+    kernels = kernels[:p]
+    mu = alignf_weights(kernels, y, nonnegative=nonnegative)
+    assert np.linalg.norm(mu) == pytest.approx(1.0, rel=1e-12)
+    if nonnegative:
+        assert np.all(mu >= 0)
+    got = _alignment_of(mu, kernels, y)
+    best = _brute_force_max(kernels, y, nonnegative)
+    assert got >= best - 1e-9
+    assert got <= best + 1e-6  # brute force is within its resolution of the optimum
+
+
+def test_alignf_linear_equals_closed_form_and_convex_differs_when_weights_negative():
+    kernels, y = _toy_kernels(seed=11)
+    KY = ideal_kernel(y)
+    Kcs = [center_kernel(K) for K in kernels]
+    a = np.array([np.vdot(Kc, KY) for Kc in Kcs])
+    M = np.array([[np.vdot(A, B) for B in Kcs] for A in Kcs])
+    closed = np.linalg.solve(M, a)
+    closed /= np.linalg.norm(closed)
+    lin = alignf_weights(kernels, y, nonnegative=False)
+    np.testing.assert_allclose(lin, closed, atol=1e-9)
+    assert closed.min() < 0  # the closed form leaves the convex set here
+    conv = alignf_weights(kernels, y, nonnegative=True)
+    assert conv.min() >= 0
+    assert _alignment_of(conv, kernels, y) < _alignment_of(lin, kernels, y)
+    # the combination with the closed-form weights is not PSD, the convex one is
+    assert np.linalg.eigvalsh(sum(m * K for m, K in zip(closed, kernels))).min() < -1e-8
+    assert np.linalg.eigvalsh(sum(m * K for m, K in zip(conv, kernels))).min() > -1e-9
+
+
+def test_alignf_convex_is_qp_solution():
+    kernels, y = _toy_kernels(seed=12)
+    KY = ideal_kernel(y)
+    Kcs = [center_kernel(K) for K in kernels]
+    a = np.array([np.vdot(Kc, KY) for Kc in Kcs])
+    M = np.array([[np.vdot(A, B) for B in Kcs] for A in Kcs])
+    res = minimize(lambda v: v @ M @ v - 2 * v @ a, np.ones(3), jac=lambda v: 2 * M @ v - 2 * a,
+                   method="L-BFGS-B", bounds=[(0, None)] * 3, options={"ftol": 1e-15, "gtol": 1e-12})
+    v = res.x / np.linalg.norm(res.x)
+    np.testing.assert_allclose(alignf_weights(kernels, y), v, atol=1e-5)
+
+
+def test_alignf_with_singular_M():
+    kernels, y = _toy_kernels(seed=13)
+    K1, K2, _ = kernels
+    dup = [K1, K1.copy(), K2]  # M is singular
+    for nonneg in (True, False):
+        mu = alignf_weights(dup, y, nonnegative=nonneg)
+        best = alignf_weights([K1, K2], y, nonnegative=nonneg)
+        assert _alignment_of(mu, dup, y) == pytest.approx(_alignment_of(best, [K1, K2], y), rel=1e-9)
+    # a constant kernel contributes nothing after centering
+    mu = alignf_weights([K1, np.ones_like(K1)], y, nonnegative=False)
+    assert mu[0] == pytest.approx(1.0) and mu[1] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("q", [1.5, 2.0, 3.0, 7.0])
+def test_align_weights_solve_the_lq_problem(q):
+    kernels, y = _toy_kernels(seed=14)
+    KY = ideal_kernel(y)
+    a = np.array([np.vdot(center_kernel(K), KY) for K in kernels])
+    mu = align_weights(kernels, y, q=q)
+    assert np.sum(np.abs(mu) ** q) == pytest.approx(1.0, rel=1e-12)
+    # Hoelder: max a^T mu over ||mu||_q <= 1 equals ||a||_{q*}
+    qs = q / (q - 1)
+    assert mu @ a == pytest.approx(np.sum(np.abs(a) ** qs) ** (1 / qs), rel=1e-10)
+    # brute force over the l_q unit sphere in the first two coordinates (p = 2)
+    t = np.linspace(0, 2 * np.pi, 200001)
+    c, s = np.cos(t), np.sin(t)
+    pts = np.c_[c, s] / ((np.abs(c) ** q + np.abs(s) ** q) ** (1 / q))[:, None]
+    mu2 = align_weights(kernels[:2], y, q=q)
+    assert mu2 @ a[:2] >= (pts @ a[:2]).max() - 1e-9 * np.abs(a).max()
+
+
+def test_align_weights_q2_on_normalised_kernels_proportional_to_cka():
+    kernels, y = _toy_kernels(seed=15)
+    normed = [K / np.linalg.norm(center_kernel(K)) for K in kernels]
+    mu = align_weights(normed, y, q=2)
+    rho = np.array([cka(K, ideal_kernel(y)) for K in kernels])
+    np.testing.assert_allclose(mu, rho / np.linalg.norm(rho), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# hypothesis properties
+# ---------------------------------------------------------------------------
+_feat = hnp.arrays(np.float64, st.tuples(st.integers(3, 12), st.integers(1, 5)),
+                   elements=st.floats(-10, 10, allow_nan=False, width=64))
+
+
+def _nondegenerate(X):
+    Xc = X - X.mean(axis=0)
+    return np.linalg.norm(Xc) > 1e-3 * max(1.0, np.abs(X).max())
+
+
+@settings(max_examples=60, deadline=None)
+@given(X=_feat, seed=st.integers(0, 2**32 - 1))
+def test_cka_in_unit_interval_and_symmetric_for_psd(X, seed):
+    assume(_nondegenerate(X))
+    rng = np.random.default_rng(seed)
+    Y = rng.standard_normal((X.shape[0], 3))
+    K = X @ X.T
+    L = np.exp(-0.1 * ((Y[:, None] - Y[None]) ** 2).sum(-1))
+    assume(np.linalg.norm(center_kernel(L)) > 1e-6)
+    v = cka(K, L)
+    assert -1e-12 <= v <= 1 + 1e-12
+    assert v == pytest.approx(cka(L, K), rel=1e-12, abs=1e-14)
+    assert 0 <= kta(K, L) <= 1 + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(X=_feat, seed=st.integers(0, 2**32 - 1), scale=st.floats(0.01, 100))
+def test_linear_cka_invariant_to_orthogonal_maps_and_isotropic_scaling(X, seed, scale):
+    assume(_nondegenerate(X))
+    rng = np.random.default_rng(seed)
+    n, d = X.shape
+    Y = rng.standard_normal((n, 4))
+    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    base = linear_cka(X, Y)
+    assert linear_cka(scale * X @ Q + 3.0, Y) == pytest.approx(base, rel=1e-8, abs=1e-10)
+    assert linear_cka(Y, X) == pytest.approx(base, rel=1e-10, abs=1e-12)
+
+
+def test_linear_cka_not_invariant_to_general_invertible_maps():
+    rng = _rng(8)
+    X = rng.standard_normal((100, 3))
+    Y = X[:, :1] + 0.1 * rng.standard_normal((100, 1))
+    A = np.diag([1.0, 50.0, 50.0])  # invertible, not a multiple of an orthogonal map
+    before, after = linear_cka(X, Y), linear_cka(X @ A, Y)
+    assert before > 0.45 and after < 0.1 * before
+    # although X @ A carries exactly the same information (same column space)
+    assert np.linalg.matrix_rank(np.c_[X, X @ A]) == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), c=st.floats(-5, 5), s=st.floats(0.1, 10))
+def test_cka_invariant_to_kernel_scaling_and_constant_offset(seed, c, s):
+    rng = np.random.default_rng(seed)
+    K, L = _psd(rng, 8, rank=3), _psd(rng, 8, rank=2)
+    assert cka(s * K + c, L) == pytest.approx(cka(K, L), rel=1e-8, abs=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# input validation
+# ---------------------------------------------------------------------------
+def test_errors_name_the_argument():
+    K = _psd(_rng(9), 5)
+    bad = K.copy()
+    bad[0, 1] = np.nan
+    with pytest.raises(ValueError, match="K2 contains NaN"):
+        cka(K, bad)
+    bad[0, 1] = np.inf
+    with pytest.raises(ValueError, match="K1 contains NaN"):
+        kta(bad, K)
+    with pytest.raises(ValueError, match="K must be a square"):
+        center_kernel(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="same shape"):
+        cka(K, K[:4, :4])
+    asym = K.copy()
+    asym[0, 1] += 1.0
+    with pytest.raises(ValueError, match="L must be symmetric"):
+        hsic(K, asym)
+    with pytest.raises(ValueError, match="n >= 4"):
+        hsic(K[:3, :3], K[:3, :3], unbiased=True)
+    with pytest.raises(TypeError, match="unbiased must be a bool"):
+        hsic(K, K, unbiased="yes")
+    with pytest.raises(ValueError, match="same number of rows"):
+        linear_cka(np.ones((5, 2)), np.ones((4, 2)))
+    with pytest.raises(ValueError, match="X has a centered Frobenius norm"):
+        linear_cka(np.full((5, 2), 0.1), _rng(1).standard_normal((5, 2)))
+    with pytest.raises(ValueError, match="2-D"):
+        linear_cka(np.ones(5), np.ones((5, 2)))
+    with pytest.raises(ValueError, match="K1 has a Frobenius norm"):
+        kta(np.zeros((3, 3)), K[:3, :3])
+
+
+def test_mkl_errors():
+    kernels, y = _toy_kernels(seed=16)
+    with pytest.raises(ValueError, match="single class"):
+        alignf_weights(kernels, np.ones(len(y)))
+    with pytest.raises(ValueError, match=r"kernels\[1\] has shape"):
+        align_weights([kernels[0], kernels[1][:5, :5]], y)
+    with pytest.raises(ValueError, match="q must be > 1"):
+        align_weights(kernels, y, q=1)
+    with pytest.raises(ValueError, match="kernels is empty"):
+        alignf_weights([], y)
+    with pytest.raises(ValueError, match="undefined"):
+        alignf_weights([np.ones((len(y), len(y)))], y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        ideal_kernel([1.0, np.nan])
+    with pytest.raises(TypeError, match="nonnegative must be a bool"):
+        alignf_weights(kernels, y, nonnegative=None)
+    np.testing.assert_allclose(alignf_weights(np.array(kernels), y), alignf_weights(kernels, y))
