@@ -7,3 +7,5 @@ re-exported here, so readers write ``from ktheory.svm import SVC``.
 from __future__ import annotations
 
 __all__: list[str] = []
+from ktheory.svm._smo import SVC, ConvergenceWarning, NotFittedError, SMOResult, smo_solve  # noqa: E402  (chapter 8)
+__all__ += ["SVC", "ConvergenceWarning", "NotFittedError", "SMOResult", "smo_solve"]
