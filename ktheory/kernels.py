@@ -346,8 +346,9 @@ def make_kernel(
 # ---------------------------------------------------------------------------
 
 #: Number of kernel values computed per block by :func:`gram_matrix` by default
-#: (2**22 float64 values = 32 MiB of working memory per block).
-DEFAULT_BLOCK_ELEMENTS = 1 << 22
+#: (2**20 float64 values = 8 MiB of working memory per block and worker).
+DEFAULT_BLOCK_ELEMENTS = 1 << 20
+_TRANSPOSE_TILE = 256
 
 
 def gram_matrix(
@@ -365,7 +366,7 @@ def gram_matrix(
     any row slices ``A`` of ``X`` and ``B`` of ``Y``. The output is allocated
     once; beyond it, the working memory is one block per worker (about
     ``block_size x block_size`` values, by default at most
-    ``2**22`` values, i.e. 32 MiB, per block).
+    ``2**20`` values, i.e. 8 MiB, per block).
 
     When ``Y`` is None the matrix is symmetric and only the blocks on and above
     the diagonal are computed; the others are filled by transposition. The
@@ -440,7 +441,8 @@ def gram_matrix(
                 f"kernel returned a block of shape {B.shape} for inputs of lengths "
                 f"{i1 - i} and {j1 - j}; expected {(i1 - i, j1 - j)}"
             )
-        if not np.all(np.isfinite(B)):
+        # one reduction instead of a boolean temporary: a NaN or inf makes the sum non-finite
+        if not math.isfinite(float(np.add.reduce(B, axis=None))) and not np.all(np.isfinite(B)):
             raise ValueError("kernel returned NaN or infinity")
         if same and i == j:
             scale = max(float(np.max(np.abs(B))), 1e-300)
@@ -451,7 +453,13 @@ def gram_matrix(
                 )
         out[i:i1, j:j1] = B
         if same and j > i:
-            out[j:j1, i:i1] = B.T
+            # mirror in square tiles so the transposed reads stay in cache
+            t = _TRANSPOSE_TILE
+            for r in range(0, i1 - i, t):
+                for c in range(0, j1 - j, t):
+                    out[j + c : j + min(c + t, j1 - j), i + r : i + min(r + t, i1 - i)] = B[
+                        r : r + t, c : c + t
+                    ].T
 
     if n_jobs == 1 or len(tasks) == 1:
         for t in tasks:
@@ -653,41 +661,92 @@ def _subsequence_exact(s: str, t: str, n: int, lam: Any) -> Any:
 
 def _encode(strings: Sequence[str], length: int, fill: int) -> np.ndarray:
     """Integer codes of characters, padded with ``fill`` (which matches nothing)."""
-    codes = np.full((len(strings), length), fill, dtype=np.int64)
-    for r, s in enumerate(strings):
+    codes = np.full((len(strings), max(length, 1)), fill, dtype=np.int64)
+    for r, s in enumerate(strings):  # one pass per string, not per pair
         if s:
             codes[r, : len(s)] = np.frombuffer(s.encode("utf-32-le"), dtype=np.uint32)
     return codes
+
+
+#: Strings up to this length use the matrix-product form of the decay recurrences.
+_MATMUL_MAX_LEN = 96
+
+
+def _decay_matrix(length: int, lam: float) -> np.ndarray:
+    """Upper-triangular ``D[j, b] = lam**(b - j)`` for ``j <= b``: ``u @ D`` solves ``y_b = lam y_{b-1} + u_b``."""
+    k = np.arange(length)
+    diff = k[None, :] - k[:, None]
+    return np.where(diff >= 0, lam ** np.maximum(diff, 0).astype(np.float64), 0.0)
 
 
 def _subsequence_batch(A: np.ndarray, B: np.ndarray, n: int, lam: float) -> np.ndarray:
     """Kernel values for a batch of string pairs given as padded code arrays.
 
     ``A`` has shape (P, p) and ``B`` (P, q); padding codes differ between A
-    and B so padded positions never match. Uses the O(n p q) recursion of
-    Lodhi et al. in the form
+    and B so padded positions never match (padding at the end does not change
+    the kernel). Implements the recursion of Lodhi et al.
 
         K''_i[a, b] = lam K''_i[a, b-1] + lam^2 [s_a = t_b] K'_{i-1}[a-1, b-1]
         K'_i[a, b]  = lam K'_i[a-1, b] + K''_i[a, b]
         K_n(s, t)   = lam^2 sum_{a, b} [s_a = t_b] K'_{n-1}[a-1, b-1]
 
-    where each first-order linear recurrence along an axis is one call of
-    ``scipy.signal.lfilter`` (a C loop) over all pairs and rows at once.
+    for all pairs at once. Each first-order recurrence ``y_b = lam y_{b-1} + u_b``
+    along an axis is applied either as one matrix product with the
+    triangular decay matrix (short strings: one BLAS call for the whole batch;
+    arrays are laid out as (a, pair, b) so both products are single GEMMs)
+    or with ``scipy.signal.lfilter`` (long strings: O(length) work per row).
     """
     P, p = A.shape
     q = B.shape[1]
-    E = (A[:, :, None] == B[:, None, :]).astype(np.float64)  # (P, p, q): [s_a = t_b]
     lam2 = lam * lam
-    Kp = np.ones((P, p, q))  # K'_0[a-1, b-1] for a, b = 1..p, 1..q
-    filt_b, filt_a = np.array([1.0]), np.array([1.0, -lam])
+    W = (A.T[:, :, None] == B[None, :, :]) * lam2  # (p, P, q): lam^2 [s_a = t_b]
+    use_mm = max(p, q) <= _MATMUL_MAX_LEN
+    if use_mm:
+        Dq = _decay_matrix(q, lam)
+        DpT = np.ascontiguousarray(_decay_matrix(p, lam).T)
+    Kp = np.ones((p, P, q))  # K'_0[a-1, b-1] for a = 1..p, b = 1..q
     for _i in range(1, n):
-        U = lam2 * E * Kp  # lam^2 [s_a = t_b] K'_{i-1}[a-1, b-1]
-        Kpp = lfilter(filt_b, filt_a, U, axis=2)  # recurrence along b
-        Kp_full = lfilter(filt_b, filt_a, Kpp, axis=1)  # recurrence along a: K'_i[a, b], a, b >= 1
-        # shift: we need K'_i[a-1, b-1] for a, b = 1..p, 1..q (row/col 0 are zeros)
-        Kp = np.zeros((P, p, q))
-        Kp[:, 1:, 1:] = Kp_full[:, :-1, :-1]
-    return lam2 * np.einsum("kab,kab->k", E, Kp)
+        U = W * Kp
+        if use_mm:
+            Kpp = (U.reshape(p * P, q) @ Dq).reshape(p, P, q)  # along b
+            Kfull = (DpT @ Kpp.reshape(p, P * q)).reshape(p, P, q)  # along a
+        else:
+            Kpp = lfilter([1.0], [1.0, -lam], U, axis=2)
+            Kfull = lfilter([1.0], [1.0, -lam], Kpp, axis=0)
+        # K'_i[a-1, b-1]: shift by one along a and b (row and column 0 are zero)
+        Kp = np.zeros((p, P, q))
+        Kp[1:, :, 1:] = Kfull[:-1, :, :-1]
+    return np.einsum("apb,apb->p", W, Kp)
+
+
+def _subsequence_features(codes: np.ndarray, n: int, lam: float, n_symbols: int) -> np.ndarray:
+    """Explicit feature vectors ``phi_n(s)`` in ``R^(n_symbols^n)`` for padded code rows.
+
+    ``F_k[a]`` collects the subsequences of length ``k`` whose last index is
+    ``a``, weighted by ``lam^(a - i_1 + 1)``:
+
+        F_1[a] = lam e_{s_a},    F_k[a] = (sum_{a' < a} lam^(a - a') F_{k-1}[a']) (x) e_{s_a},
+
+    and ``phi_n(s) = sum_a F_n[a]``. ``codes`` (shape (N, L)) holds symbol
+    indices in ``0..n_symbols-1`` and ``-1`` for padding. Arrays are laid out
+    as (position, string, feature) so each decayed sum is a single GEMM.
+    """
+    N, L = codes.shape
+    onehot = (codes.T[:, :, None] == np.arange(n_symbols)[None, None, :]).astype(np.float64)  # (L, N, A)
+    if n == 1:
+        return lam * onehot.sum(axis=0)
+    k = np.arange(L)
+    diff = k[:, None] - k[None, :]  # a - a'
+    MsT = np.where(diff > 0, lam ** np.maximum(diff, 0).astype(np.float64), 0.0)  # [a, a'], a' < a
+    F = lam * onehot  # F_1, shape (L, N, D) with D = A
+    for _k in range(2, n + 1):
+        D = F.shape[2]
+        G = (MsT @ F.reshape(L, N * D)).reshape(L, N, D)  # decayed sums over earlier positions
+        if _k < n:
+            F = (G[:, :, :, None] * onehot[:, :, None, :]).reshape(L, N, D * n_symbols)
+        else:  # the last level only needs the sum over positions: phi = sum_a G[a] (x) e_{s_a}
+            return np.matmul(G.transpose(1, 2, 0), onehot.transpose(1, 0, 2)).reshape(N, D * n_symbols)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def subsequence_kernel(s: str, t: str, n: int, lam: Any) -> Any:
@@ -740,33 +799,59 @@ def subsequence_kernel(s: str, t: str, n: int, lam: Any) -> Any:
 
 def _pairs_kernel(S: list[str], T: list[str], I: np.ndarray, J: np.ndarray, n: int, lam: float,
                   max_elements: int) -> np.ndarray:
-    """Kernel values for pairs (S[I[k]], T[J[k]]), batched by similar lengths."""
+    """Kernel values for the pairs ``(S[I[k]], T[J[k]])``.
+
+    Each string is encoded once; pairs are sorted by their lengths and
+    processed in chunks padded to the chunk's longest strings, so that one
+    chunk's ``(pairs, |s|, |t|)`` arrays hold at most ``max_elements`` values.
+    """
     out = np.zeros(len(I))
     if len(I) == 0:
         return out
-    ls = np.array([len(S[i]) for i in I])
-    lt = np.array([len(T[j]) for j in J])
-    order = np.lexsort((lt, ls))
+    ls_all = np.array([len(x) for x in S])
+    lt_all = ls_all if T is S else np.array([len(x) for x in T])
+    CS = _encode(S, int(ls_all.max()), -1)
+    CT = _encode(T, int(lt_all.max()), -2)
+    ls, lt = ls_all[I], lt_all[J]
+    keep = np.flatnonzero((ls >= n) & (lt >= n))  # shorter strings have k_n = 0
+    order = keep[np.lexsort((lt[keep], ls[keep]))]
     start = 0
     while start < len(order):
-        # grow the batch while the padded size stays under the budget
         p = int(ls[order[start]])
-        stop = start
-        q = 0
-        while stop < len(order):
-            p_new = max(p, int(ls[order[stop]]))
-            q_new = max(q, int(lt[order[stop]]))
-            if (stop - start + 1) * max(p_new, 1) * max(q_new, 1) > max_elements and stop > start:
-                break
-            p, q = p_new, q_new
-            stop += 1
-        idx = order[start:stop]
-        if p >= n and q >= n:
-            A = _encode([S[i] for i in I[idx]], p, -1)
-            B = _encode([T[j] for j in J[idx]], q, -2)
-            out[idx] = _subsequence_batch(A, B, n, lam)
-        start = stop
+        q_max = int(lt[order[start:]].max())
+        size = max(1, max_elements // max(1, p * q_max))
+        chunk = order[start : start + size]
+        p = int(ls[chunk].max())
+        q = int(lt[chunk].max())
+        out[chunk] = _subsequence_batch(CS[I[chunk], :p], CT[J[chunk], :q], n, lam)
+        start += len(chunk)
     return out
+
+
+def _feature_gram(S: list[str], T: list[str] | None, n: int, lam: float, max_elements: int):
+    """Gram matrix through explicit features when ``alphabet^n`` is small, else None.
+
+    Returns ``(K, diag_S, diag_T)``. The cost is linear in the number of strings
+    (features) plus one matrix product, instead of one DP per pair.
+    """
+    strings = S if T is None else S + list(T)
+    alphabet = sorted(set("".join(strings)))
+    A = max(len(alphabet), 1)
+    L = max(max(len(x) for x in strings), 1)
+    if A**n > 4096 or len(strings) * L * A**n > max_elements:
+        return None
+    index = {c: i for i, c in enumerate(alphabet)}
+    codes = np.full((len(strings), L), -1, dtype=np.int64)
+    for r, x in enumerate(strings):  # one pass per string
+        codes[r, : len(x)] = [index[c] for c in x]
+    Phi = _subsequence_features(codes, n, lam, A)
+    PS = Phi[: len(S)]
+    if T is None:
+        K = PS @ PS.T
+        d = np.einsum("ij,ij->i", PS, PS)
+        return K, d, d
+    PT = Phi[len(S):]
+    return PS @ PT.T, np.einsum("ij,ij->i", PS, PS), np.einsum("ij,ij->i", PT, PT)
 
 
 def subsequence_gram(
@@ -823,6 +908,15 @@ def subsequence_gram(
     if len(S) == 0 or len(T) == 0:
         raise ValueError("S and T must contain at least one string")
     n, lam = int(n), float(lam)
+    feats = _feature_gram(S, None if same else T, n, lam, max_elements)
+    if feats is not None:
+        K, ds, dt = feats
+        if not normalize:
+            return K
+        denom = np.sqrt(np.outer(ds, dt))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            Kn = np.where(denom > 0, K / np.where(denom > 0, denom, 1.0), 0.0)
+        return np.clip(Kn, 0.0, 1.0)
     if same:
         I, J = np.triu_indices(len(S))
     else:
