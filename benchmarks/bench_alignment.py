@@ -1,0 +1,80 @@
+"""Benchmark of ktheory.alignment (run: .venv/bin/python benchmarks/bench_alignment.py).
+
+1. linear_cka (feature space, O(n d^2)) against the Gram-based formula
+   cka(X X^T, Y Y^T) (O(n^2 d)) at n = 10000, d = 512, with equal values.
+2. center_kernel (O(n^2), from means) against scikit-learn's KernelCenterer
+   and against the explicit product H K H (O(n^3)), at n = 5000.
+3. cka against KernelCenterer-based centering with element-wise sums at n = 5000.
+
+Prints median wall-clock times and ratios (> 1 means ktheory is faster).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.preprocessing import KernelCenterer
+
+from ktheory.alignment import center_kernel, cka, linear_cka
+
+
+def median_time(f, repeat=3):
+    times = []
+    out = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), out
+
+
+def gram_cka(X, Y):
+    return cka(X @ X.T, Y @ Y.T)
+
+
+def sklearn_style_cka(K, L):
+    """Centering with scikit-learn's KernelCenterer, Frobenius products by element-wise sums."""
+    Kc = KernelCenterer().fit_transform(K)
+    Lc = KernelCenterer().fit_transform(L)
+    return np.sum(Kc * Lc) / np.sqrt(np.sum(Kc * Kc) * np.sum(Lc * Lc))
+
+
+def main():
+    rng = np.random.default_rng(0)
+
+    n, d = 10000, 512
+    X = rng.standard_normal((n, d))
+    Y = np.tanh(X @ rng.standard_normal((d, d)) / np.sqrt(d)) + 0.5 * rng.standard_normal((n, d))
+    t_lin, v_lin = median_time(lambda: linear_cka(X, Y), repeat=5)
+    t_gram, v_gram = median_time(lambda: gram_cka(X, Y), repeat=2)
+    print(f"[linear CKA, n={n}, d={d}]")
+    print(f"  linear_cka (feature space): {t_lin:8.3f} s   value {v_lin:.12f}")
+    print(f"  cka(XX^T, YY^T) (Gram)    : {t_gram:8.3f} s   value {v_gram:.12f}")
+    print(f"  |difference| = {abs(v_lin - v_gram):.2e}   speed-up ratio Gram/feature = {t_gram / t_lin:.1f}x")
+    del X, Y
+
+    n = 5000
+    F = rng.standard_normal((n, 50)) + 1.0
+    G = rng.standard_normal((n, 20))
+    K = np.exp(-0.01 * ((F[:, None, :2] - F[None, :, :2]) ** 2).sum(-1)) + F @ F.T / 50
+    L = G @ G.T
+    t_c, Kc = median_time(lambda: center_kernel(K))
+    t_sk, Ksk = median_time(lambda: KernelCenterer().fit_transform(K))
+    H = np.eye(n) - 1.0 / n
+    t_hkh, Khkh = median_time(lambda: H @ K @ H, repeat=1)
+    print(f"[center_kernel, n={n}]")
+    print(f"  center_kernel    : {t_c:8.3f} s")
+    print(f"  KernelCenterer   : {t_sk:8.3f} s   max|diff| {np.abs(Kc - Ksk).max():.2e}   ratio {t_sk / t_c:.1f}x")
+    print(f"  H @ K @ H        : {t_hkh:8.3f} s   max|diff| {np.abs(Kc - Khkh).max():.2e}   ratio {t_hkh / t_c:.1f}x")
+    del Kc, Ksk, Khkh
+
+    t_cka, v_cka = median_time(lambda: cka(K, L))
+    t_naive, v_naive = median_time(lambda: sklearn_style_cka(K, L))
+    print(f"[cka, n={n}]")
+    print(f"  cka              : {t_cka:8.3f} s   value {v_cka:.12f}")
+    print(f"  KernelCenterer+sum: {t_naive:8.3f} s   value {v_naive:.12f}   ratio {t_naive / t_cka:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
