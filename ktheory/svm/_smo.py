@@ -684,7 +684,7 @@ class SVC(_ParamsMixin):
         self.support_ = support
         self.n_support_ = np.array([sv0.size, sv1.size], dtype=np.int32)
         self.dual_coef_ = (alpha[support] * y_user[support]).reshape(1, -1)
-        self.intercept_ = np.array([-res.intercept])
+        self.intercept_ = np.array([0.0 - res.intercept])
         self.n_iter_ = int(res.n_iter)
         self.objective_ = float(res.objective)
         self.gap_ = float(res.gap)
@@ -739,7 +739,8 @@ class SVC(_ParamsMixin):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels: ``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(np.intp)]
 
     def score(self, X: Any, y: Any) -> float:
         """Mean accuracy of :meth:`predict` on ``X`` against ``y``."""

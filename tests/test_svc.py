@@ -1,0 +1,566 @@
+"""Tests of ktheory.svm.SVC and smo_solve.
+
+Oracles: scikit-learn's SVC (libsvm) on the same data and kernel, an independent
+QP solver (scipy.optimize SLSQP) on tiny problems, closed forms (the sklearn toy
+set, XOR of chapter 7), and KKT conditions recomputed from scratch from alpha
+and the Gram matrix. Hypothesis checks the KKT conditions and y^T alpha = 0 on
+random separable and non-separable data.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC as SkSVC
+
+from ktheory.svm import SVC, ConvergenceWarning, NotFittedError, smo_solve
+
+TOY_X = np.array([[-2.0, -1.0], [-1.0, -1.0], [-1.0, -2.0], [1.0, 1.0], [1.0, 2.0], [2.0, 1.0]])
+TOY_Y = np.array([1, 1, 1, 2, 2, 2])
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def _breast_cancer() -> tuple[np.ndarray, np.ndarray]:
+    X, y = load_breast_cancer(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+def _iris_pair(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+    X, y = load_iris(return_X_y=True)
+    keep = (y == a) | (y == b)
+    return X[keep], y[keep]
+
+
+def _synthetic(n: int, separable: bool, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, -1)
+    if separable:
+        X[:, 0] += 0.6 * y  # open a gap of width 1.2 along the first axis
+    else:
+        flip = rng.random(n) < 0.15
+        y[flip] = -y[flip]
+    return X, y
+
+
+def _full_alpha(dual_coef: np.ndarray, support: np.ndarray, n: int) -> np.ndarray:
+    """|dual_coef| scattered to all n samples: the alpha vector."""
+    a = np.zeros(n)
+    a[support] = np.abs(dual_coef[0])
+    return a
+
+
+def _dual_objective(alpha: np.ndarray, y_pm: np.ndarray, K: np.ndarray) -> float:
+    """libsvm's minimisation form 1/2 a^T Q a - e^T a, Q = yy^T * K."""
+    ay = alpha * y_pm
+    return 0.5 * float(ay @ K @ ay) - float(alpha.sum())
+
+
+def _max_violation(alpha: np.ndarray, y_pm: np.ndarray, K: np.ndarray, C: float) -> float:
+    """m(alpha) - M(alpha), recomputed from scratch (Fan, Chen & Lin 2005, eq. 9)."""
+    grad = y_pm * (K @ (alpha * y_pm)) - 1.0
+    v = -y_pm * grad
+    up = ((y_pm > 0) & (alpha < C)) | ((y_pm < 0) & (alpha > 0))
+    low = ((y_pm > 0) & (alpha > 0)) | ((y_pm < 0) & (alpha < C))
+    return float(v[up].max() - v[low].min())
+
+
+def _check_kkt(alpha: np.ndarray, y_pm: np.ndarray, K: np.ndarray, C: float, b: float, tol: float) -> None:
+    """Box, equality, the libsvm stopping criterion, and the margin conditions."""
+    assert np.all(alpha >= 0.0) and np.all(alpha <= C)
+    assert abs(float(alpha @ y_pm)) <= 1e-10 * max(1.0, C * len(alpha))
+    assert _max_violation(alpha, y_pm, K, C) < tol
+    margin = y_pm * (K @ (alpha * y_pm) + b)
+    zero = alpha == 0.0
+    at_c = alpha == C
+    free = ~(zero | at_c)
+    # alpha = 0: y f >= 1, 0 < alpha < C: y f = 1, alpha = C: y f <= 1, each to tol
+    assert np.all(margin[zero] >= 1.0 - tol)
+    assert np.all(margin[at_c] <= 1.0 + tol)
+    assert np.all(np.abs(margin[free] - 1.0) <= tol)
+
+
+# (name, X, y, kwargs) cases compared with scikit-learn
+def _cases() -> list[tuple[str, np.ndarray, np.ndarray, dict]]:
+    Xb, yb = _breast_cancer()
+    Xs, ys = _synthetic(300, separable=True, seed=1)
+    Xn, yn = _synthetic(300, separable=False, seed=2)
+    Xi1, yi1 = _iris_pair(0, 1)
+    Xi2, yi2 = _iris_pair(1, 2)
+    return [
+        ("bc-rbf-C1", Xb, yb, dict(kernel="rbf", C=1.0)),
+        ("bc-rbf-C10", Xb, yb, dict(kernel="rbf", C=10.0)),
+        ("bc-linear-C0.1", Xb, yb, dict(kernel="linear", C=0.1)),
+        ("bc-poly-C1", Xb, yb, dict(kernel="poly", C=1.0, degree=3, coef0=1.0)),
+        ("bc-sigmoid-C1", Xb, yb, dict(kernel="sigmoid", C=1.0)),
+        ("iris01-linear", Xi1, yi1, dict(kernel="linear", C=1.0)),
+        ("iris12-rbf", Xi2, yi2, dict(kernel="rbf", C=3.0, gamma="auto")),
+        ("iris12-poly", Xi2, yi2, dict(kernel="poly", C=1.0, degree=2, gamma=0.5, coef0=1.0)),
+        ("sep-linear", Xs, ys, dict(kernel="linear", C=1e3)),
+        ("sep-rbf", Xs, ys, dict(kernel="rbf", C=100.0, gamma=0.5)),
+        ("nonsep-rbf", Xn, yn, dict(kernel="rbf", C=1.0, gamma=1.0)),
+        ("nonsep-poly", Xn, yn, dict(kernel="poly", C=0.5, degree=2, gamma=1.0, coef0=0.5)),
+        ("nonsep-sigmoid", Xn, yn, dict(kernel="sigmoid", C=0.5, gamma=0.2, coef0=-0.5)),
+    ]
+
+
+CASES = _cases()
+
+
+def _gram_for(est: SkSVC, X: np.ndarray) -> np.ndarray:
+    """The training Gram matrix of a fitted sklearn SVC, recomputed by sklearn."""
+    from sklearn.metrics.pairwise import pairwise_kernels
+
+    params = {"gamma": est._gamma, "degree": est.degree, "coef0": est.coef0}
+    kernel = est.kernel
+    if kernel == "linear":
+        params = {}
+    elif kernel == "rbf":
+        params = {"gamma": est._gamma}
+    return pairwise_kernels(X, X, metric=kernel, filter_params=True, **params)
+
+
+# ---------------------------------------------------------------------------
+# closed-form cases
+# ---------------------------------------------------------------------------
+
+
+def test_sklearn_toy_set_linear():
+    clf = SVC(kernel="linear").fit(TOY_X, TOY_Y)
+    np.testing.assert_array_equal(clf.support_, [1, 3])
+    np.testing.assert_allclose(clf.dual_coef_, [[-0.25, 0.25]], atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_, [0.0], atol=1e-12)
+    np.testing.assert_array_equal(clf.n_support_, [1, 1])
+    np.testing.assert_array_equal(clf.support_vectors_, TOY_X[[1, 3]])
+    np.testing.assert_array_equal(clf.predict([[-1, -1], [2, 2], [3, 2]]), [1, 2, 2])
+    assert clf.objective_ == pytest.approx(-0.25, abs=1e-12)
+    # sklearn's own result on the same set
+    sk = SkSVC(kernel="linear").fit(TOY_X, TOY_Y)
+    assert clf.n_iter_ == int(sk.n_iter_[0])
+
+
+def test_xor_reproduces_chapter_7():
+    # chapter 7: K = (x.z + 1)^2 on the XOR points, alpha_i = 1/8 for all four, b = 0
+    X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    y = np.array([1, -1, -1, 1])
+    clf = SVC(kernel="poly", degree=2, gamma=1.0, coef0=1.0, C=1e6, tol=1e-10).fit(X, y)
+    np.testing.assert_array_equal(np.sort(clf.support_), [0, 1, 2, 3])
+    np.testing.assert_allclose(clf.alpha_, np.full(4, 1 / 8), atol=1e-9)
+    np.testing.assert_allclose(np.abs(clf.dual_coef_), np.full((1, 4), 1 / 8), atol=1e-9)
+    np.testing.assert_allclose(clf.intercept_, [0.0], atol=1e-9)
+    # dual objective: -(sum alpha) + 1/2 a^T Q a = -1/2 + 1/4 = -1/4
+    assert clf.objective_ == pytest.approx(-0.25, abs=1e-9)
+    # f(x) = x1 x2 on the training points (the book's decision function)
+    np.testing.assert_allclose(clf.decision_function(X), X[:, 0] * X[:, 1], atol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# against libsvm (scikit-learn)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,X,y,kw", CASES, ids=[c[0] for c in CASES])
+def test_matches_libsvm(name, X, y, kw):
+    tol = 1e-3
+    ours = SVC(tol=tol, **kw).fit(X, y)
+    sk = SkSVC(tol=tol, **kw).fit(X, y)
+    K = _gram_for(sk, X)
+    n = len(y)
+    y_pm = np.where(y == sk.classes_[1], 1.0, -1.0)
+
+    # same dual objective (libsvm's objective recomputed from its dual_coef_)
+    obj_sk = _dual_objective(_full_alpha(sk.dual_coef_, sk.support_, n), y_pm, K)
+    obj_ours = _dual_objective(ours.alpha_, y_pm, K)
+    assert abs(obj_ours - obj_sk) <= 1e-6 * abs(obj_sk)
+    assert ours.objective_ == pytest.approx(obj_ours, rel=1e-9, abs=1e-12)
+
+    # same classes, same signs
+    np.testing.assert_array_equal(ours.classes_, sk.classes_)
+    # same support set, except points at the tolerance boundary: a point in one
+    # set only is (to tol) on the margin, y f(x) = 1, in both solutions
+    ours_sv, sk_sv = set(ours.support_.tolist()), set(sk.support_.tolist())
+    diff = np.array(sorted(ours_sv ^ sk_sv), dtype=int)
+    if diff.size:
+        for f in (ours.decision_function(X), sk.decision_function(X)):
+            assert np.all(np.abs(y_pm[diff] * f[diff] - 1.0) <= 2 * tol)
+    assert len(diff) <= max(2, 0.01 * len(sk_sv))
+
+    # prediction agreement >= 99.9 %
+    agree = np.mean(ours.predict(X) == sk.predict(X))
+    assert agree >= 0.999, agree
+    # decision values close (both solutions are tol-optimal)
+    np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), atol=20 * tol)
+
+    # KKT conditions to tol, recomputed from scratch
+    _check_kkt(ours.alpha_, y_pm, K, float(kw["C"]), float(ours.intercept_[0]), tol)
+
+    # dual_coef_ = alpha_i y_i on support_
+    np.testing.assert_allclose(ours.dual_coef_[0], ours.alpha_[ours.support_] * y_pm[ours.support_])
+    assert ours.n_support_.sum() == ours.support_.size
+
+
+def test_same_iterations_as_libsvm_on_breast_cancer_rbf():
+    # same working-set rule, same sample order, same tie-breaking => same path
+    X, y = _breast_cancer()
+    for C in (0.1, 1.0, 10.0):
+        ours = SVC(C=C).fit(X, y)
+        sk = SkSVC(C=C).fit(X, y)
+        assert ours.n_iter_ == int(sk.n_iter_[0])
+        np.testing.assert_array_equal(ours.support_, sk.support_)
+        np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-5)
+
+
+def test_precomputed_and_callable_match_named_kernel():
+    X, y = _breast_cancer()
+    gamma = 0.02
+    named = SVC(kernel="rbf", gamma=gamma, C=2.0).fit(X, y)
+    K = sk_rbf(X, X, gamma=gamma)
+    pre = SVC(kernel="precomputed", C=2.0).fit(K, y)
+    call = SVC(kernel=lambda A, B: sk_rbf(A, B, gamma=gamma), C=2.0).fit(X, y)
+    sk = SkSVC(kernel="precomputed", C=2.0).fit(K, y)
+    for est in (pre, call):
+        np.testing.assert_array_equal(est.support_, named.support_)
+        np.testing.assert_allclose(est.dual_coef_, named.dual_coef_, atol=1e-8)
+        np.testing.assert_allclose(est.intercept_, named.intercept_, atol=1e-8)
+    np.testing.assert_array_equal(pre.support_, sk.support_)
+    assert pre.support_vectors_.shape == (0, 0)
+    Xt = X[:50] + 0.1
+    Kt = sk_rbf(Xt, X, gamma=gamma)
+    np.testing.assert_allclose(pre.decision_function(Kt), named.decision_function(Xt), atol=1e-7)
+    np.testing.assert_allclose(call.decision_function(Xt), named.decision_function(Xt), atol=1e-7)
+    np.testing.assert_allclose(pre.decision_function(Kt), sk.decision_function(Kt), atol=2e-2)
+    np.testing.assert_array_equal(pre.predict(Kt), sk.predict(Kt))
+
+
+@pytest.mark.parametrize("labels", [(0, 1), (-1, 1), (1, -1), ("cat", "dog"), (3, -7), (True, False)])
+def test_label_mapping_and_signs_as_sklearn(labels):
+    X, y01 = _synthetic(120, separable=False, seed=3)
+    y = np.where(y01 > 0, labels[0], labels[1])
+    ours = SVC(kernel="rbf", C=1.0).fit(X, y)
+    sk = SkSVC(kernel="rbf", C=1.0).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, sk.classes_)
+    np.testing.assert_array_equal(ours.support_, sk.support_)
+    np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_, atol=1e-6)
+    np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-6)
+    np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), atol=1e-6)
+    np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+    assert ours.predict(X).dtype == sk.predict(X).dtype
+
+
+def test_gamma_scale_and_auto_as_sklearn():
+    X, y = _iris_pair(1, 2)
+    for gamma in ("scale", "auto", 0.3):
+        ours = SVC(gamma=gamma).fit(X, y)
+        sk = SkSVC(gamma=gamma).fit(X, y)
+        assert ours._gamma_ == pytest.approx(sk._gamma, rel=1e-12)
+        np.testing.assert_allclose(ours.decision_function(X), sk.decision_function(X), atol=2e-2)
+
+
+def test_unsorted_input_order_gives_sklearn_order_of_support():
+    X, y = _synthetic(200, separable=False, seed=5)
+    rng = np.random.default_rng(0)
+    p = rng.permutation(len(y))
+    ours = SVC(C=2.0).fit(X[p], y[p])
+    sk = SkSVC(C=2.0).fit(X[p], y[p])
+    np.testing.assert_array_equal(ours.support_, sk.support_)
+    np.testing.assert_array_equal(ours.n_support_, sk.n_support_)
+
+
+# ---------------------------------------------------------------------------
+# smo_solve on its own, against an independent QP solver
+# ---------------------------------------------------------------------------
+
+
+def _qp_oracle(K: np.ndarray, y: np.ndarray, C: float) -> float:
+    """Optimal dual objective by SLSQP (an independent solver), multi-started."""
+    Q = (y[:, None] * y[None, :]) * K
+    n = len(y)
+    best = np.inf
+    for x0 in (np.zeros(n), np.full(n, C / 2)):
+        res = minimize(
+            lambda a: 0.5 * a @ Q @ a - a.sum(),
+            x0,
+            jac=lambda a: Q @ a - 1.0,
+            bounds=[(0.0, C)] * n,
+            constraints=[{"type": "eq", "fun": lambda a: a @ y, "jac": lambda a: y}],
+            method="SLSQP",
+            options={"ftol": 1e-14, "maxiter": 1000},
+        )
+        best = min(best, float(res.fun))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_smo_solve_matches_independent_qp(seed):
+    rng = np.random.default_rng(seed)
+    n = 12
+    X = rng.standard_normal((n, 2))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    y[:2] = [1.0, -1.0]
+    K = np.exp(-0.7 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    C = float(rng.choice([0.3, 1.0, 10.0]))
+    res = smo_solve(K, y, C, tol=1e-8)
+    assert res.converged
+    assert res.gap < 1e-8
+    assert res.objective == pytest.approx(_qp_oracle(K, y, C), rel=1e-6, abs=1e-9)
+    assert res.objective == pytest.approx(_dual_objective(res.alpha, y, K), rel=1e-10, abs=1e-12)
+    _check_kkt(res.alpha, y, K, C, res.intercept, 1e-8)
+
+
+def test_smo_handles_duplicate_points_and_non_psd_kernel():
+    # duplicates give a_ij = 0; the sigmoid kernel gives a_ij < 0 for some pairs
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((40, 2))
+    X[20:] = X[:20]  # every point twice
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    y[::7] *= -1
+    K = X @ X.T
+    res = smo_solve(K, y, 1.0)
+    assert res.converged and np.all(np.isfinite(res.alpha))
+    _check_kkt(res.alpha, y, K, 1.0, res.intercept, 1e-3)
+    Ks = np.tanh(2.0 * (X @ X.T) - 1.0)
+    d = np.diag(Ks)
+    assert np.min(d[:, None] + d[None, :] - 2 * Ks) < 0  # really non-PSD curvature
+    res = smo_solve(Ks, y, 1.0)
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= 1.0)
+    assert abs(res.alpha @ y) < 1e-10
+    ours = SVC(kernel="precomputed", C=1.0).fit(Ks, y)
+    sk = SkSVC(kernel="precomputed", C=1.0).fit(Ks, y)
+    K_obj = _dual_objective(_full_alpha(sk.dual_coef_, sk.support_, len(y)), y, Ks)
+    assert ours.objective_ == pytest.approx(K_obj, rel=1e-6)
+
+
+def test_max_iter_warns_and_stops():
+    X, y = _breast_cancer()
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        clf = SVC(kernel="linear", C=10.0, max_iter=20).fit(X, y)
+    assert clf.n_iter_ == 20
+    assert clf.gap_ > clf.tol
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SVC(C=1.0).fit(X, y)  # converges: no warning
+
+
+# ---------------------------------------------------------------------------
+# property tests
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def _problems(draw):
+    n = draw(st.integers(6, 40))
+    seed = draw(st.integers(0, 2**31 - 1))
+    separable = draw(st.booleans())
+    C = draw(st.sampled_from([0.05, 0.5, 1.0, 5.0, 100.0]))
+    kernel = draw(st.sampled_from(["linear", "rbf", "poly"]))
+    tol = draw(st.sampled_from([1e-2, 1e-3, 1e-5]))
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    y = np.where(X[:, 0] - 0.3 * X[:, 1] > 0, 1.0, -1.0)
+    if separable:
+        X[:, 0] += 0.5 * y
+    else:
+        y[rng.random(n) < 0.25] *= -1
+    y[0], y[1] = 1.0, -1.0
+    return X, y, C, kernel, tol
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_problems())
+def test_property_kkt_and_equality_constraint(problem):
+    X, y, C, kernel, tol = problem
+    clf = SVC(C=C, kernel=kernel, gamma=0.5, degree=2, coef0=1.0, tol=tol).fit(X, y)
+    if kernel == "linear":
+        K = X @ X.T
+    elif kernel == "rbf":
+        K = np.exp(-0.5 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    else:
+        K = (0.5 * X @ X.T + 1.0) ** 2
+    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    a = clf.alpha_
+    assert abs(float(a @ y_pm)) <= 1e-10 * max(1.0, C * len(a))
+    np.testing.assert_allclose(clf.dual_coef_.sum(), 0.0, atol=1e-10 * max(1.0, C * len(a)))
+    _check_kkt(a, y_pm, K, C, float(clf.intercept_[0]), tol)
+    # the decision function is what the dual coefficients say
+    np.testing.assert_allclose(
+        clf.decision_function(X), K[:, clf.support_] @ clf.dual_coef_[0] + clf.intercept_[0], atol=1e-9
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6))
+def test_property_separable_data_hard_margin_limit(seed):
+    # separable data and huge C: every training point classified with margin >= 1 - tol
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((25, 2))
+    y = np.where(X[:, 1] > 0.2 * X[:, 0], 1, -1)
+    X[:, 1] += 0.4 * y
+    clf = SVC(kernel="linear", C=1e6, tol=1e-6).fit(X, y)
+    assert np.all(y * clf.decision_function(X) >= 1 - 1e-5)
+    assert np.all(clf.alpha_ < 1e6)  # no bounded support vector
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn integration
+# ---------------------------------------------------------------------------
+
+
+def test_params_clone_and_repr():
+    clf = SVC(C=2.0, kernel="poly", degree=2)
+    params = clf.get_params()
+    assert params == {
+        "C": 2.0, "kernel": "poly", "degree": 2, "gamma": "scale", "coef0": 0.0,
+        "tol": 1e-3, "max_iter": -1, "gram_limit_mb": 2048.0,
+    }
+    cl = clone(clf)
+    assert cl is not clf and cl.get_params() == params
+    assert clf.set_params(C=5.0) is clf and clf.C == 5.0
+    with pytest.raises(ValueError, match="invalid parameter 'Cee'"):
+        clf.set_params(Cee=1.0)
+    assert repr(SVC(C=5.0)) == "SVC(C=5.0)"
+
+
+def test_pipeline_and_gridsearch():
+    X, y = load_breast_cancer(return_X_y=True)
+    pipe = make_pipeline(StandardScaler(), SVC())
+    grid = GridSearchCV(pipe, {"svc__C": [0.1, 1.0, 10.0], "svc__gamma": ["scale", 0.01]}, cv=3)
+    grid.fit(X, y)
+    sk_grid = GridSearchCV(
+        make_pipeline(StandardScaler(), SkSVC()),
+        {"svc__C": [0.1, 1.0, 10.0], "svc__gamma": ["scale", 0.01]},
+        cv=3,
+    ).fit(X, y)
+    assert grid.best_params_ == sk_grid.best_params_
+    np.testing.assert_allclose(grid.cv_results_["mean_test_score"], sk_grid.cv_results_["mean_test_score"], atol=2e-3)
+    assert grid.score(X, y) >= 0.97
+
+
+def test_cross_val_with_precomputed_kernel_is_pairwise():
+    X, y = _breast_cancer()
+    K = X @ X.T
+    ours = cross_val_score(SVC(kernel="precomputed", C=0.1), K, y, cv=3)
+    sk = cross_val_score(SkSVC(kernel="precomputed", C=0.1), K, y, cv=3)
+    np.testing.assert_allclose(ours, sk, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(C=0.0), "C must be"),
+        (dict(C=-1.0), "C must be"),
+        (dict(tol=0.0), "tol must be"),
+        (dict(max_iter=0), "max_iter"),
+        (dict(max_iter=2.5), "max_iter"),
+        (dict(kernel="cubic"), "kernel must be"),
+        (dict(gamma="large"), "gamma must be"),
+        (dict(gamma=-1.0), "gamma must be"),
+        (dict(gram_limit_mb=0), "gram_limit_mb"),
+    ],
+)
+def test_bad_parameters(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        SVC(**kwargs).fit(TOY_X, TOY_Y)
+
+
+def test_bad_data():
+    with pytest.raises(ValueError, match="single class"):
+        SVC().fit(TOY_X, np.ones(6))
+    with pytest.raises(ValueError, match="3 classes.*MulticlassSVC"):
+        SVC().fit(TOY_X, [0, 0, 1, 1, 2, 2])
+    Xnan = TOY_X.copy()
+    Xnan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        SVC().fit(Xnan, TOY_Y)
+    Xinf = TOY_X.copy()
+    Xinf[1, 1] = np.inf
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        SVC().fit(Xinf, TOY_Y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        SVC().fit(TOY_X, [1.0, np.nan, 1.0, 2.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match="6 samples .* 5 labels"):
+        SVC().fit(TOY_X, TOY_Y[:5])
+    with pytest.raises(ValueError, match="1-D"):
+        SVC().fit(TOY_X, np.ones((6, 2)))
+    with pytest.raises(ValueError, match="2-D"):
+        SVC().fit(TOY_X[:, 0], TOY_Y)
+
+
+def test_bad_precomputed_and_callable():
+    with pytest.raises(ValueError, match="square"):
+        SVC(kernel="precomputed").fit(TOY_X, TOY_Y)
+    K = TOY_X @ TOY_X.T
+    Kbad = K.copy()
+    Kbad[0, 1] += 1.0
+    with pytest.raises(ValueError, match="symmetric"):
+        SVC(kernel="precomputed").fit(Kbad, TOY_Y)
+    with pytest.raises(ValueError, match="shape"):
+        SVC(kernel=lambda A, B: A @ B.T[:, :1]).fit(TOY_X, TOY_Y)
+    with pytest.raises(ValueError, match="NaN"):
+        SVC(kernel=lambda A, B: np.full((len(A), len(B)), np.nan)).fit(TOY_X, TOY_Y)
+    with pytest.raises(ValueError, match="symmetric"):
+        SVC(kernel=lambda A, B: A @ B.T + np.arange(len(B))).fit(TOY_X, TOY_Y)
+    clf = SVC(kernel="precomputed").fit(K, TOY_Y)
+    with pytest.raises(ValueError, match="5 columns .* 6 training samples"):
+        clf.predict(K[:, :5])
+
+
+def test_predict_before_fit_and_wrong_features():
+    clf = SVC()
+    for method in (clf.predict, clf.decision_function):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            method(TOY_X)
+    with pytest.raises(AttributeError):  # NotFittedError is also an AttributeError, as sklearn's
+        clf.score(TOY_X, TOY_Y)
+    clf.fit(TOY_X, TOY_Y)
+    with pytest.raises(ValueError, match="3 columns .* 2 features"):
+        clf.predict(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        clf.predict([[np.nan, 0.0]])
+
+
+def test_gram_memory_limit():
+    X = np.random.default_rng(0).standard_normal((600, 2))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    # 600^2 * 8 bytes = 2.7 MiB
+    with pytest.raises(ValueError, match=r"n=600 samples needs 3 MiB"):
+        SVC(gram_limit_mb=1).fit(X, y)
+    SVC(gram_limit_mb=3).fit(X, y)
+
+
+def test_smo_solve_input_errors():
+    K = TOY_X @ TOY_X.T
+    y = np.array([1.0, 1, 1, -1, -1, -1])
+    with pytest.raises(ValueError, match="square"):
+        smo_solve(K[:, :5], y)
+    with pytest.raises(ValueError, match="-1 and \\+1"):
+        smo_solve(K, np.array([1.0, 1, 1, 2, 2, 2]))
+    with pytest.raises(ValueError, match="single label"):
+        smo_solve(K, np.ones(6))
+    with pytest.raises(ValueError, match="5 entries"):
+        smo_solve(K, y[:5])
+    with pytest.raises(ValueError, match="C must be"):
+        smo_solve(K, y, C=0.0)
+    Kn = K.copy()
+    Kn[2, 2] = np.inf
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        smo_solve(Kn, y)
