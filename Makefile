@@ -40,7 +40,7 @@ test-notebooks: setup
 
 test-build: setup
 	rm -rf _build
-	$(VENV)/bin/jupyter-book build . --all --warningiserror --nitpick --keep-going
+	$(VENV)/bin/jupyter-book build . --all --warningiserror --keep-going
 
 test-browser: setup
 	$(PY) -m pytest -q -m browser -rs tests

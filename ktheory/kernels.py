@@ -754,7 +754,7 @@ def subsequence_kernel(s: str, t: str, n: int, lam: Any) -> Any:
 
     ``k_n(s, t) = sum_{u in Sigma^n} sum_{i: s[i] = u} sum_{j: t[j] = u} lam^(l(i) + l(j))``
     where ``l(i) = i_n - i_1 + 1`` is the span of the index sequence ``i``.
-    Computed by the O(n |s| |t|) dynamic programme of Lodhi et al.
+    Computed by the ``O(n |s| |t|)`` dynamic programme of Lodhi et al.
 
     Parameters
     ----------

@@ -1,0 +1,151 @@
+"""The built HTML book, opened in headless Chromium as a reader would.
+
+For every page of the table of contents, served from localhost with all other
+network access blocked, it asserts that
+
+* MathJax (served from the build, not a CDN) typeset the mathematics: the page has
+  ``mjx-container`` elements when its source has mathematics, and no ``mjx-merror``;
+* no raw TeX delimiters (``$$``, ``\\(``, ``\\[``, ``\\begin{``) are left in the visible
+  text outside code blocks;
+* every image (the chapters' figures) loaded, with a non-zero natural width.
+
+Run after ``jupyter-book build .`` (``make test`` does). Skipped, with the reason,
+where Chromium or ChromeDriver is absent; CI installs them (.ci/run).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import socketserver
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+# Overridable to check a private build: KTHEORY_BOOK_HTML=/tmp/jb/_build/html KTHEORY_TOC=/tmp/toc.yml
+HTML = Path(os.environ.get("KTHEORY_BOOK_HTML", ROOT / "_build" / "html"))
+TOC = Path(os.environ.get("KTHEORY_TOC", ROOT / "_toc.yml"))
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+def toc_pages() -> list[str]:
+    text = TOC.read_text(encoding="utf-8")
+    return re.findall(r"^\s*(?:-\s*)?(?:root|file):\s*(\S+)\s*$", text, flags=re.M)
+
+
+def page_has_math(entry: str) -> bool:
+    for ext in (".md", ".ipynb"):
+        p = ROOT / f"{entry}{ext}"
+        if p.is_file():
+            src = p.read_text(encoding="utf-8")
+            return bool(re.search(r"\$|\\begin\{|\{math\}|text/latex", src))
+    return False
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (HTML / "index.html").is_file():
+        pytest.skip("the HTML book is not built (run `make book` or `make test-build` first)")
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args, **kwargs):  # noqa: D102 - keep the test output clean
+            pass
+
+    handler = functools.partial(Quiet, directory=str(HTML))
+
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+
+    httpd = Server(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.skip("headless Chromium and ChromeDriver are not installed (Debian: apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="kt-chromium-")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,2000",
+        f"--user-data-dir={profile}",
+        # Everything but the local server is unreachable: the page must need no network.
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    ):
+        opts.add_argument(flag)
+    drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    drv.set_page_load_timeout(60)
+    drv.set_script_timeout(60)
+    yield drv
+    drv.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+WAIT_FOR_MATHJAX = """
+const done = arguments[arguments.length - 1];
+const imgs = Array.from(document.images);
+const loaded = Promise.all(imgs.map(img => img.complete ? Promise.resolve() :
+    new Promise(r => { img.onload = r; img.onerror = r; })));
+const typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    ? MathJax.startup.promise : Promise.resolve();
+Promise.all([loaded, typeset]).then(() => done(true), () => done(false));
+"""
+
+INSPECT = """
+const body = document.querySelector('main') || document.body;
+const clone = body.cloneNode(true);
+clone.querySelectorAll('mjx-container, pre, code, script, style, .highlight, mjx-assistive-mml').forEach(e => e.remove());
+return {
+  mathjax: !!(window.MathJax && MathJax.version),
+  mathjaxSrc: Array.from(document.scripts).map(s => s.src).filter(s => /mathjax/i.test(s)),
+  containers: document.querySelectorAll('mjx-container').length,
+  errors: document.querySelectorAll('mjx-merror').length,
+  text: clone.innerText || clone.textContent,
+  images: Array.from(document.images).map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0})),
+};
+"""
+
+
+@pytest.mark.parametrize("entry", toc_pages())
+def test_page_renders_math_and_figures(server, driver, entry):
+    driver.get(f"{server}/{entry}.html")
+    assert driver.execute_async_script(WAIT_FOR_MATHJAX), "MathJax startup failed"
+    info = driver.execute_script(INSPECT)
+    src = info["mathjaxSrc"]
+    assert all(s.startswith(server) for s in src), f"MathJax must be served by the book itself, got {src}"
+    if page_has_math(entry):
+        assert src, "the page has mathematics but no MathJax script"
+        assert info["mathjax"], "MathJax did not load"
+        assert info["containers"] > 0, "the page has mathematics but nothing was typeset"
+    assert info["errors"] == 0, f"{info['errors']} MathJax errors (mjx-merror) on the page"
+    for raw in ("$$", "\\(", "\\[", "\\begin{"):
+        assert raw not in info["text"], f"raw TeX {raw!r} left in the visible text"
+    broken = [i["src"] for i in info["images"] if not i["ok"]]
+    assert not broken, f"images that did not load: {broken}"
+    if entry.split("/")[-1][:2].isdigit() and not entry.endswith("00_preface"):
+        figures = [i for i in info["images"] if "_images/" in (i["src"] or "") or (i["src"] or "").startswith("data:")]
+        assert figures, "a chapter page without any figure"
