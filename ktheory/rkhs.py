@@ -107,6 +107,17 @@ def same_kernel(k1: Callable[..., Any], k2: Callable[..., Any]) -> bool:
         return False
 
 
+def _kernel_name(kernel: Any) -> str:
+    """A readable, address-free description of a kernel callable (for messages and repr)."""
+    if isinstance(kernel, functools.partial):
+        parts = [_kernel_name(kernel.func)]
+        parts += [repr(a) for a in kernel.args]
+        parts += [f"{key}={val!r}" for key, val in kernel.keywords.items()]
+        return "partial(" + ", ".join(parts) + ")"
+    name = getattr(kernel, "__qualname__", None) or getattr(kernel, "__name__", None)
+    return str(name) if name is not None else type(kernel).__name__
+
+
 def _check_kernel(kernel: Any) -> KernelFunc:
     if not callable(kernel):
         raise TypeError(
@@ -278,10 +289,10 @@ class KernelExpansion:
         return int(self.centers.shape[1])
 
     def __repr__(self) -> str:
-        name = getattr(self.kernel, "__name__", None)
-        if name is None and isinstance(self.kernel, functools.partial):
-            name = f"partial({getattr(self.kernel.func, '__name__', '?')}, {self.kernel.keywords})"
-        return f"KernelExpansion(kernel={name or type(self.kernel).__name__}, n_centers={self.n_centers}, n_features={self.n_features})"
+        return (
+            f"KernelExpansion(kernel={_kernel_name(self.kernel)}, "
+            f"n_centers={self.n_centers}, n_features={self.n_features})"
+        )
 
     def _check_X(self, X: Any, name: str = "X") -> np.ndarray:
         Xa = check_array(X, name)
@@ -296,7 +307,8 @@ class KernelExpansion:
             raise TypeError(f"{what} needs another KernelExpansion, got {type(other).__name__}")
         if not same_kernel(self.kernel, other.kernel):
             raise ValueError(
-                f"{what}: the two expansions use different kernels ({self.kernel!r} and {other.kernel!r}); "
+                f"{what}: the two expansions use different kernels ({_kernel_name(self.kernel)} and "
+                f"{_kernel_name(other.kernel)}); "
                 "they live in different spaces. Use the same kernel object for both."
             )
         if other.n_features != self.n_features:

@@ -468,3 +468,13 @@ def test_bad_feature_zero_and_project_arguments():
         project(f, [[0.0]], rcond=2.0)
     with pytest.raises(ValueError, match="tol"):
         f.simplify(tol=-1.0)
+
+
+def test_repr_and_messages_have_no_addresses():
+    k1 = functools.partial(gauss, sigma=0.5)
+    k2 = functools.partial(gauss, sigma=0.6)
+    f = KernelExpansion(k1, [[0.0]], [1.0])
+    assert repr(f) == "KernelExpansion(kernel=partial(gauss, sigma=0.5), n_centers=1, n_features=1)"
+    with pytest.raises(ValueError) as err:
+        f.inner(KernelExpansion(k2, [[0.0]], [1.0]))
+    assert "0x" not in str(err.value) and "sigma=0.6" in str(err.value)
