@@ -47,7 +47,7 @@ def test_notebook_fully_executed_in_order(nb_path: Path):
     assert not missing, f"{nb_path.name}: code cells {missing} were never executed (no stored output)"
     assert counts == list(range(1, len(counts) + 1)), (
         f"{nb_path.name}: execution counts {counts} are not 1..{len(counts)}: re-run the notebook top to bottom "
-        "(jupyter nbconvert --to notebook --execute --inplace)"
+        "(jupyter execute --inplace book/NAME.ipynb)"
     )
 
 
