@@ -33,6 +33,7 @@ import numbers
 from typing import Any, Callable
 
 import numpy as np
+from scipy import linalg as sla
 
 from ._validation import check_array
 
@@ -64,7 +65,7 @@ def same_kernel(k1: Callable[..., Any], k2: Callable[..., Any]) -> bool:
 
     Two kernels are considered the same when they are the same object, when
     they compare equal (``k1 == k2``, e.g. two bound methods of one object),
-    or when both are :func:`functools.partial` objects wrapping the same
+    or when both are ``functools.partial`` objects wrapping the same
     function with equal positional and keyword arguments.  So
     ``partial(gaussian_kernel, sigma=0.5)`` created twice counts as one
     kernel, while two different lambdas never do (their code is not compared).
@@ -481,6 +482,30 @@ class KernelExpansion:
 
 
 # --------------------------------------------------------------------------- projection
+#: Reciprocal condition number above which the normal equations are solved by Cholesky.
+_CHOLESKY_MIN_RCOND = 1e-8
+
+
+def _solve_normal_equations(K: np.ndarray, b: np.ndarray, rcond: float | None) -> np.ndarray:
+    """Solve ``K w = b`` for a symmetric positive semidefinite ``K``.
+
+    Fast path: a Cholesky factorization, used only when LAPACK's condition estimate
+    (``dpocon``) certifies ``K`` as well conditioned (reciprocal condition number
+    above ``_CHOLESKY_MIN_RCOND``) and no explicit ``rcond`` was requested.
+    Otherwise the SVD-based minimum-norm least-squares solution.
+    """
+    if rcond is None and K.shape[0] > 0:
+        try:
+            factor = sla.cho_factor(K, lower=False, check_finite=False)
+        except np.linalg.LinAlgError:
+            factor = None
+        if factor is not None:
+            rc, info = sla.lapack.dpocon(factor[0], float(np.linalg.norm(K, 1)), uplo="U")
+            if info == 0 and rc > _CHOLESKY_MIN_RCOND:
+                return sla.cho_solve(factor, b, check_finite=False)
+    return np.linalg.lstsq(K, b, rcond=rcond)[0]
+
+
 def project(
     target: Any,
     centers: Any,
@@ -500,11 +525,13 @@ def project(
     ``target`` may be a :class:`KernelExpansion` or the vector of values
     :math:`f(c_1), \\dots, f(c_n)` (then ``kernel`` is required).
 
-    The system is solved by least squares (:func:`numpy.linalg.lstsq`, which
-    uses the SVD), so a singular or ill-conditioned ``K`` (repeated centers, a
-    wide Gaussian) is handled stably: singular values below ``rcond`` times
-    the largest are treated as zero and the minimum-norm coefficient vector is
-    returned.  Every solution of the normal equations gives the same function
+    When ``K`` is well conditioned (LAPACK's estimate of its reciprocal
+    condition number exceeds 1e-8) the system is solved by a Cholesky
+    factorization. Otherwise, or when ``rcond`` is given, it is solved by
+    least squares with the SVD (``numpy.linalg.lstsq``), so a singular or
+    ill-conditioned ``K`` (repeated centers, a wide Gaussian) is handled
+    stably: singular values below ``rcond`` times the largest are treated as
+    zero and the minimum-norm coefficient vector is returned.  Every solution of the normal equations gives the same function
     ``Pf``; if ``K`` is singular and the values are not consistent with any
     element of the span, the least-squares solution is returned.
 
@@ -519,7 +546,9 @@ def project(
         ``target`` is an expansion it defaults to ``target.kernel`` and, if
         given, must be the same kernel.
     rcond : float, optional
-        Cut-off ratio for small singular values (numpy's default if None).
+        Cut-off ratio for small singular values; giving it forces the SVD
+        path. If None, Cholesky for well-conditioned ``K`` and numpy's default
+        cut-off otherwise.
 
     Returns
     -------
@@ -567,5 +596,5 @@ def project(
         if isinstance(rcond, bool) or not isinstance(rcond, numbers.Real) or not (0 <= rcond < 1):
             raise ValueError(f"rcond must be a number in [0, 1), got {rcond!r}")
     K = _gram(kernel, C, C)
-    w = np.linalg.lstsq(K, b, rcond=rcond)[0]
+    w = _solve_normal_equations(K, b, rcond)
     return KernelExpansion(kernel, C, w)

@@ -478,3 +478,24 @@ def test_repr_and_messages_have_no_addresses():
     with pytest.raises(ValueError) as err:
         f.inner(KernelExpansion(k2, [[0.0]], [1.0]))
     assert "0x" not in str(err.value) and "sigma=0.6" in str(err.value)
+
+
+def test_cholesky_and_svd_paths_agree():
+    rng = np.random.default_rng(6)
+    C = rng.uniform(-3, 3, size=(12, 2))  # well separated enough for a well-conditioned Gaussian Gram
+    y = rng.normal(size=12)
+    K = GAUSS(C, C)
+    assert np.linalg.cond(K) < 1e6
+    fast = project(y, C, kernel=GAUSS)  # Cholesky path
+    svd = project(y, C, kernel=GAUSS, rcond=1e-15)  # forced SVD path
+    np.testing.assert_allclose(fast.coef, svd.coef, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(fast.coef, np.linalg.solve(K, y), rtol=1e-9, atol=1e-11)
+    # ill-conditioned: a wide Gaussian on close points falls back to the SVD and stays finite/interpolating
+    Cw = np.linspace(0, 1, 15)[:, None]
+    wide = functools.partial(gauss, sigma=3.0)
+    assert np.linalg.cond(wide(Cw, Cw)) > 1e12
+    f = KernelExpansion(wide, [[0.37]], [1.0])
+    P = project(f, Cw)
+    assert np.all(np.isfinite(P.coef))
+    np.testing.assert_allclose(P(Cw), f(Cw), atol=1e-6)
+    assert P.norm() <= f.norm() + 1e-6
