@@ -216,28 +216,73 @@ def _check_symmetric_blocked(K: np.ndarray, name: str, rtol: float = 1e-10) -> N
         )
 
 
-def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> SMOResult:
-    """The SMO iteration on validated input (K C-contiguous float64, y in {-1, +1})."""
-    n = K.shape[0]
-    inf = np.inf
-    QD = np.array(np.diagonal(K), dtype=np.float64)
-    QDh = 0.5 * QD  # half curvatures: a_it / 2 = QD_t/2 + QD_i/2 - K_it
-    pos = y > 0
-    ylist = [1.0 if p else -1.0 for p in pos.tolist()]
-    alpha = np.zeros(n)
-    # v_t = -y_t grad_t, grad = Q alpha - e; at alpha = 0, v = y.
-    v = np.where(pos, 1.0, -1.0)
-    # Penalties encoding the index sets (0 inside, -inf / +inf outside):
-    # I_up  = {y=+1, a<C} u {y=-1, a>0},  I_low = {y=+1, a>0} u {y=-1, a<C}.
-    pen_up = np.where(pos, 0.0, -inf)
-    pen_low = np.where(pos, inf, 0.0)
-    bu = np.empty(n)
-    bl = np.empty(n)
-    ba = np.empty(n)
-    half_tau = 0.5 * TAU
+def _block_rows(n: int) -> int:
+    """Rows per block so that a block of an n x n matrix is about 4 MiB."""
+    return max(8, min(n, (1 << 19) // max(1, n)))
 
-    add, subtract, multiply, divide, absolute, maximum = (
-        np.add, np.subtract, np.multiply, np.divide, np.absolute, np.maximum)
+
+def _weights(QD: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The shift vector ``w`` of the stored matrix ``H = w - K`` (see :func:`_smo_core`)."""
+    const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
+    return (QD.copy() if const_diag else 0.5 * QD), const_diag
+
+
+def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray) -> None:
+    """``out = w - K_rows`` (row block), clipped at ``TAU / 2`` for a constant diagonal."""
+    np.subtract(w, K_rows, out=out)
+    if const_diag:
+        np.maximum(out, 0.5 * TAU, out=out)
+
+
+def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> SMOResult:
+    """SMO on a validated kernel matrix (copied into the shifted form ``H``)."""
+    QD = np.array(np.diagonal(K), dtype=np.float64)
+    w, const_diag = _weights(QD)
+    H = np.empty_like(K, dtype=np.float64)
+    step = _block_rows(K.shape[0])
+    for a in range(0, K.shape[0], step):
+        _to_h(K[a:a + step], w, const_diag, H[a:a + step])
+    return _smo_core(H, y, QD, const_diag, C, eps, max_iter)
+
+
+def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
+              eps: float, max_iter: int) -> SMOResult:
+    """The SMO iteration.
+
+    ``H = w[None, :] - K`` where ``w = diag(K)`` if the diagonal is constant
+    (then ``H_it`` is half the curvature ``a_it = K_ii + K_tt - 2 K_it``, and
+    ``H`` is clipped at ``TAU / 2``) and ``w = diag(K) / 2`` otherwise (then
+    ``a_it / 2 = H_it + K_ii / 2``). Storing ``H`` instead of ``K`` saves the
+    per-iteration work of forming the curvatures, and costs nothing in the
+    gradient update: with ``c_t = y_t (alpha_t^new - alpha_t^old)``,
+
+        v <- v - c_i K_i - c_j K_j = v + c_i H_i + c_j H_j - (c_i + c_j) w,
+
+    and ``c_i + c_j = 0`` because the step keeps ``y^T alpha`` fixed; its
+    rounding residue is accumulated in the scalar ``E`` (``v = z - E w``).
+    ``v_t = -y_t grad_t`` is stored twice, in ``U = z`` on ``I_up`` (``-inf``
+    elsewhere) and ``L = z`` on ``I_low`` (``+inf`` elsewhere), so the
+    selection is one ``argmax`` and one ``argmin``.
+    """
+    n = H.shape[0]
+    inf = np.inf
+    half_tau = 0.5 * TAU
+    w, _ = _weights(QD) if not const_diag else (QD, True)
+    wl = w.tolist()
+    QDhl = (0.5 * QD).tolist()
+    pos = y > 0
+    yl = [1.0 if p else -1.0 for p in pos.tolist()]
+    al = [0.0] * n
+    # status: 0 = at lower bound, 1 = free, 2 = at upper bound (libsvm's alpha_status)
+    st = [0] * n
+    z0 = np.where(pos, 1.0, -1.0)           # v = -y grad = y at alpha = 0
+    U = np.where(pos, z0, -inf)             # I_up  = {y=+1, a<C} u {y=-1, a>0}
+    L = np.where(pos, inf, z0)              # I_low = {y=+1, a>0} u {y=-1, a<C}
+    E = 0.0
+    bb = np.empty(n)
+    ba = np.empty(n)
+    subtract, multiply, divide, absolute, add, maximum = (
+        np.subtract, np.multiply, np.divide, np.absolute, np.add, np.maximum)
     axpy = _blas.daxpy
 
     n_iter = 0
@@ -245,37 +290,39 @@ def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> S
     gap = inf
     while True:
         # --- working-set selection (WSS3) ---------------------------------
-        add(v, pen_up, out=bu)
-        i = int(bu.argmax())
-        Gmax = float(bu[i])
-        add(v, pen_low, out=bl)
-        Gmin = float(bl[int(bl.argmin())])
+        i = int(U.argmax())
+        Gmax = float(U[i])
+        Gmin = float(L[int(L.argmin())])
         gap = Gmax - Gmin
         if gap < eps:
             converged = True
             break
         if n_iter >= max_iter:
             break
-        Ki = K[i]
-        subtract(Gmax, bl, out=bl)            # b_it = m - v_t (<= 0 or -inf off-candidates)
-        absolute(bl, out=ba)
-        multiply(bl, ba, out=bl)              # b |b|: positive exactly on candidates
-        subtract(QDh, Ki, out=ba)
-        ba += QDh[i]                          # a_it / 2
-        maximum(ba, half_tau, out=ba)         # libsvm: a <= 0 -> tau
-        divide(bl, ba, out=bl)
-        j = int(bl.argmax())
+        Hi = H[i]
+        subtract(Gmax, L, out=bb)            # b_it = m - v_t (<= 0 off the candidates)
+        absolute(bb, out=ba)
+        multiply(bb, ba, out=bb)             # b |b|: > 0 exactly on the candidates
+        if const_diag:
+            divide(bb, Hi, out=bb)           # H_i = a_i / 2, already >= tau / 2
+        else:
+            add(Hi, QDhl[i], out=ba)         # a_i / 2
+            maximum(ba, half_tau, out=ba)    # libsvm: a <= 0 -> tau
+            divide(bb, ba, out=bb)
+        j = int(bb.argmax())
         n_iter += 1
 
         # --- two-variable subproblem, libsvm's clipping ---------------------
-        yi = ylist[i]
-        yj = ylist[j]
-        Gi = -yi * float(v[i])
-        Gj = -yj * float(v[j])
-        ai_old = ai = float(alpha[i])
-        aj_old = aj = float(alpha[j])
-        Kij = float(Ki[j])
-        quad = QD[i] + QD[j] - 2.0 * Kij
+        yi = yl[i]
+        yj = yl[j]
+        vi = Gmax - E * wl[i]
+        vj = float(L[j]) - E * wl[j]
+        Gi = -yi * vi
+        Gj = -yj * vj
+        ai_old = ai = al[i]
+        aj_old = aj = al[j]
+        Hij = float(Hi[j])
+        quad = 2.0 * Hij if const_diag else 2.0 * (QDhl[i] + Hij)   # K_ii + K_jj - 2 K_ij
         if quad <= 0.0:
             quad = TAU
         if yi != yj:
@@ -316,23 +363,30 @@ def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> S
             elif ai < 0:
                 ai = 0.0
                 aj = s
-        alpha[i] = ai
-        alpha[j] = aj
+        al[i] = ai
+        al[j] = aj
 
-        # --- gradient update: v -= y_i dA_i K_i + y_j dA_j K_j ---------------
-        axpy(Ki, v, a=-yi * (ai - ai_old))
-        axpy(K[j], v, a=-yj * (aj - aj_old))
+        # --- gradient update: z += c_i H_i + c_j H_j (both copies) ----------
+        ci = yi * (ai - ai_old)
+        cj = yj * (aj - aj_old)
+        E += ci + cj
+        Hj = H[j]
+        axpy(Hi, U, a=ci)
+        axpy(Hj, U, a=cj)
+        axpy(Hi, L, a=ci)
+        axpy(Hj, L, a=cj)
 
-        # --- index-set bookkeeping for i and j --------------------------------
-        for t, at, yt in ((i, ai, yi), (j, aj, yj)):
-            upper = at >= C
-            lower = at <= 0.0
-            if yt > 0:
-                pen_up[t] = -inf if upper else 0.0
-                pen_low[t] = inf if lower else 0.0
-            else:
-                pen_up[t] = -inf if lower else 0.0
-                pen_low[t] = inf if upper else 0.0
+        # --- index sets: only i and j can change ----------------------------
+        for t, at in ((i, ai), (j, aj)):
+            s_new = 2 if at >= C else (0 if at <= 0.0 else 1)
+            if s_new != st[t]:
+                st[t] = s_new
+                u = float(U[t])
+                zt = u if u != -inf else float(L[t])
+                in_up = s_new != 2 if yl[t] > 0 else s_new != 0
+                in_low = s_new != 0 if yl[t] > 0 else s_new != 2
+                U[t] = zt if in_up else -inf
+                L[t] = zt if in_low else inf
 
     if not converged:
         warnings.warn(
@@ -343,6 +397,8 @@ def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> S
             stacklevel=3,
         )
 
+    alpha = np.array(al)
+    v = np.where(np.isfinite(U), U, L) - E * w
     # --- intercept, as libsvm's calculate_rho -----------------------------------
     upper = alpha >= C
     lower = alpha <= 0.0
@@ -587,6 +643,48 @@ class SVC(_ParamsMixin):
                 f"this {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
             )
 
+    def _training_h(self, X: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Training Gram matrix in libsvm's sample order, stored as ``H = w - K`` (see :func:`_smo_core`).
+
+        Named kernels are evaluated by one call of the kernel from
+        :mod:`ktheory.kernels` (a BLAS matrix product and in-place updates) and
+        turned into ``H`` in place; the only ``n x n`` array is the result.
+        """
+        n = order.shape[0]
+        step = _block_rows(n)
+        if self.kernel == "precomputed":
+            QD = np.array(X[order, order], dtype=np.float64)
+            w, const_diag = _weights(QD)
+            H = np.empty((n, n))
+            for a in range(0, n, step):
+                _to_h(X[order[a:a + step]][:, order], w, const_diag, H[a:a + step])
+            return H, QD, const_diag
+        Xo = X[order]
+        kern = self._kernel_fn_
+        if callable(self.kernel):
+            K = self._gram(Xo, Xo, "training data")
+            _check_symmetric_blocked(K, "the Gram matrix returned by the kernel callable")
+            QD = np.array(np.diagonal(K), dtype=np.float64)
+            w, const_diag = _weights(QD)
+            H = np.empty((n, n))  # never overwrite what the callable returned
+            for a in range(0, n, step):
+                _to_h(K[a:a + step], w, const_diag, H[a:a + step])
+            return H, QD, const_diag
+        # named kernel: one call of ktheory.kernels (a BLAS product and in-place
+        # updates), then turned into H in place, block by block
+        K = np.ascontiguousarray(kern(Xo), dtype=np.float64)
+        if not np.isfinite(np.add.reduce(K, axis=None)) and not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"the {self.kernel!r} kernel overflowed (NaN or infinity in the Gram matrix); "
+                "rescale X or change gamma / coef0 / degree"
+            )
+        QD = np.array(np.diagonal(K), dtype=np.float64)
+        w, const_diag = _weights(QD)
+        for a in range(0, n, step):
+            _to_h(K[a:a + step], w, const_diag, K[a:a + step])
+        H = K
+        return H, QD, const_diag
+
     # -- fit / predict -------------------------------------------------------
     def fit(self, X: Any, y: Any) -> "SVC":
         """Fit the classifier by SMO.
@@ -659,17 +757,13 @@ class SVC(_ParamsMixin):
             _check_symmetric_blocked(X, "X (precomputed Gram matrix)")
             self._gamma_ = None
             self._kernel_fn_ = None
-            K = X[np.ix_(order, order)]
         else:
             self._gamma_ = self._gamma_value(X) if not callable(self.kernel) else None
             self._kernel_fn_ = self._kernel_function()
-            Xo = X[order]
-            K = self._gram(Xo, Xo, "training data")
-            if callable(self.kernel):
-                _check_symmetric_blocked(K, "the Gram matrix returned by the kernel callable")
-        K = np.ascontiguousarray(K, dtype=np.float64)
-
-        res = _smo(K, y_int, float(self.C), float(self.tol), _check_max_iter(self.max_iter))
+        H, QD, const_diag = self._training_h(X, order)
+        res = _smo_core(H, y_int, QD, const_diag, float(self.C), float(self.tol),
+                        _check_max_iter(self.max_iter))
+        del H
 
         alpha = np.empty(n)
         alpha[order] = res.alpha
