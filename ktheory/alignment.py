@@ -1,7 +1,7 @@
 """Kernel alignment: KTA, centering, CKA, HSIC and alignment-based kernel learning.
 
 This module accompanies Chapter 12 of *Kernel Theory*. Every function takes
-Gram (kernel) matrices as NumPy arrays, except :func:`linear_cka`, which works
+Gram (kernel) matrices as NumPy arrays, except ``linear_cka``, which works
 directly with feature matrices and never forms an ``n x n`` matrix.
 
 Conventions
@@ -468,17 +468,17 @@ def align_weights(kernels: Any, y: Any, q: float = 2) -> np.ndarray:
     ``||mu||_q = 1``. For positive semidefinite base kernels every
     ``a_k = y^T K_kc y >= 0`` and the weights are non-negative.
 
-    The weights refer to the kernels as given. Cortes, Mohri and Rostamizadeh
-    (2012) apply ``align`` to kernels normalised to unit centered Frobenius
-    norm, which makes ``mu_k`` proportional to the centered alignment
-    ``cka(K_k, K_Y)`` when ``q = 2``; pass normalised kernels for that variant.
+    The weights refer to the kernels as given. In the ``align`` algorithm of
+    Cortes, Mohri and Rostamizadeh (2012) the weights are proportional to the
+    individual alignments ``cka(K_k, K_Y)``; that is this function with
+    ``q = 2`` applied to kernels normalised to unit centered Frobenius norm.
 
     Parameters
     ----------
     kernels : sequence of array_like of shape (n, n), or array of shape (p, n, n)
         Finite symmetric base kernel matrices on the training sample.
     y : array_like of shape (n,)
-        Class labels (see :func:`ideal_kernel`).
+        Class labels (see ``ideal_kernel``).
     q : float, default 2
         Exponent of the norm constraint, ``q > 1``.
 
@@ -511,7 +511,7 @@ def alignf_weights(kernels: Any, y: Any, nonnegative: bool = True) -> np.ndarray
     Maximises ``cka(K_mu, K_Y) = mu^T a / (sqrt(mu^T M mu) ||K_Yc||_F)`` over
     ``||mu||_2 = 1`` (``nonnegative=False``, the *linear* combination) or over
     ``||mu||_2 = 1, mu >= 0`` (``nonnegative=True``, the *convex* case of
-    Cortes, Mohri and Rostamizadeh 2012, Proposition 9), where
+    Cortes, Mohri and Rostamizadeh 2012), where
     ``a_k = <K_kc, K_Y>_F`` and ``M_kl = <K_kc, K_lc>_F``.
 
     * Linear case: ``mu = M^+ a / ||M^+ a||`` (the pseudo-inverse; with an
@@ -521,11 +521,12 @@ def alignf_weights(kernels: Any, y: Any, nonnegative: bool = True) -> np.ndarray
       ``mu = v*/||v*||``. The quadratic program is solved as the
       non-negative least-squares problem ``min_{v >= 0} ||R v - b||^2`` with
       ``M = R^T R`` and ``R^T b = a`` (from the eigen-decomposition of
-      ``M``), by :func:`scipy.optimize.nnls`.
+      ``M``), by ``scipy.optimize.nnls``.
 
     When ``M`` is singular (the centered base kernels are linearly
     dependent), the optimal *combined kernel* is unique but the weights are
-    not; the function returns one maximiser (minimum norm in the linear case).
+    not; the function returns one maximiser (in the linear case the one
+    orthogonal to the null space of ``M``).
 
     Parameters
     ----------
@@ -533,7 +534,7 @@ def alignf_weights(kernels: Any, y: Any, nonnegative: bool = True) -> np.ndarray
         Finite symmetric base kernel matrices on the training sample. For the
         convex case to yield a PSD combination they should be PSD.
     y : array_like of shape (n,)
-        Class labels (see :func:`ideal_kernel`).
+        Class labels (see ``ideal_kernel``).
     nonnegative : bool, default True
         Restrict to ``mu >= 0`` (convex case).
 

@@ -455,3 +455,13 @@ def test_mkl_errors():
     with pytest.raises(TypeError, match="nonnegative must be a bool"):
         alignf_weights(kernels, y, nonnegative=None)
     np.testing.assert_allclose(alignf_weights(np.array(kernels), y), alignf_weights(kernels, y))
+
+
+@pytest.mark.parametrize("pos", [(0, 1), (5, 590), (300, 599), (599, 0)])
+def test_blocked_symmetry_check_finds_asymmetry_in_any_tile(pos):
+    K = _psd(_rng(17), 600, rank=5)
+    cka(K, K)  # symmetric: accepted
+    bad = K.copy()
+    bad[pos] += 1e-6 * np.abs(K).max()
+    with pytest.raises(ValueError, match="K1 must be symmetric"):
+        cka(bad, K)
