@@ -50,8 +50,19 @@ widths = st.floats(min_value=0.2, max_value=5.0)
 nonneg = st.floats(min_value=0.0, max_value=10.0)
 
 
+def _sym(K: np.ndarray) -> np.ndarray:
+    """Symmetrize a Gram matrix that is symmetric only up to rounding.
+
+    ``gaussian_kernel(X)`` and ``laplacian_kernel(X)`` can differ from their transposes
+    by an ulp, and ``is_psd`` then rejects them (see
+    ``test_is_psd_accepts_gaussian_gram_with_rounding_asymmetry``). The closure-rule tests
+    below test the mathematics, so they symmetrize first.
+    """
+    return (K + K.T) / 2
+
+
 def _two_kernels(X: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    return gaussian_kernel(X, sigma=sigma), polynomial_kernel(X, degree=2, gamma=0.5, coef0=1.0)
+    return _sym(gaussian_kernel(X, sigma=sigma)), polynomial_kernel(X, degree=2, gamma=0.5, coef0=1.0)
 
 
 # ---------------------------------------------------------------------------
@@ -75,7 +86,7 @@ def test_nonnegative_combination_is_psd(X, sigma, a, b):
 def test_product_of_kernels_is_psd(X, sigma):
     K1, K2 = _two_kernels(X, sigma)
     assert is_psd(K1 * K2)
-    assert is_psd(K1 * laplacian_kernel(X, sigma=sigma))
+    assert is_psd(K1 * _sym(laplacian_kernel(X, sigma=sigma)))
 
 
 @st.composite
@@ -128,7 +139,8 @@ def test_exp_of_kernel_is_psd_and_is_limit_of_taylor_sums(X, s):
         partial = partial + term
         assert is_psd(partial)
         term = term * K / j
-    np.testing.assert_allclose(partial, E, rtol=1e-12)
+    # the Taylor sum of e^t in floating point carries an absolute error of order eps * e^|t|
+    assert np.all(np.abs(partial - E) <= 1e-13 * np.exp(np.abs(K)))
 
 
 @SETTINGS
@@ -284,6 +296,21 @@ def test_near_singular_accepted_and_indefinite_rejected(n, r, scale, delta, seed
     Kneg = K - delta * lam * np.outer(v, v)
     assert delta * lam > psd_tolerance(Kneg)  # the perturbation is far above rounding
     assert not is_psd(Kneg)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known defect (reported to the lead): gaussian_kernel(X) is symmetric only up to one ulp, "
+        "and is_psd uses its eigenvalue tolerance (n eps max|lambda|) as the symmetry tolerance, so it "
+        "rejects this clearly positive definite 2x2 Gram matrix; remove the marker once fixed"
+    ),
+)
+def test_is_psd_accepts_gaussian_gram_with_rounding_asymmetry():
+    # found by hypothesis: eigenvalues 0.531 and 1.469, asymmetry 8.3e-16
+    K = gaussian_kernel(np.array([[1.0], [1.25]]), sigma=0.203125)
+    assert np.linalg.eigvalsh((K + K.T) / 2)[0] > 0.5
+    assert is_psd(K)
 
 
 def test_clearly_indefinite_and_nonsymmetric_are_rejected():
