@@ -3,14 +3,18 @@
 RBF kernel, C = 1, gamma = 1/d (d = 20), tol = 1e-3, synthetic data with a fixed seed,
 n = 1000, 2000, 5000, plus a hard case (20 % label noise, C = 10). Each fit is timed
 as the median of a few repeats, the two estimators interleaved (the machine is shared).
-Prints per-size fit times, the ratio ktheory/sklearn, iterations and the relative
-difference of the dual objectives.
+Prints per-size wall-clock and CPU fit times, the ratios ktheory/sklearn, the numbers of
+iterations and support vectors of both, and the relative difference of the dual
+objectives. On a shared machine the wall-clock times depend on the load (printed);
+the CPU ratio is the steadier figure (sklearn's libsvm runs on one thread; ktheory's
+Gram matrix product may use several BLAS threads, which the CPU time counts).
 
 Run:  .venv/bin/python benchmarks/bench_svc.py
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -44,28 +48,34 @@ def sklearn_objective(sk: SkSVC, X: np.ndarray, gamma: float) -> float:
     return 0.5 * float(c @ Ksv @ c) - float(np.abs(c).sum())
 
 
-def time_fit(make, X, y) -> tuple[float, object]:
+def time_fit(make, X, y) -> tuple[float, float, object]:
+    """Wall-clock and CPU (process) seconds of one fit."""
+    c0 = time.process_time()
     t0 = time.perf_counter()
     est = make().fit(X, y)
-    return time.perf_counter() - t0, est
+    return time.perf_counter() - t0, time.process_time() - c0, est
 
 
 def run(n: int, noise: float, C: float, repeats: int) -> tuple[float, float]:
     X, y = make_data(n, noise)
     gamma = 1.0 / D
-    ours_t, sk_t = [], []
+    ours_t, sk_t, ours_c, sk_c = [], [], [], []
     ours = sk = None
     for _ in range(repeats):
-        t, ours = time_fit(lambda: SVC(C=C, kernel="rbf", gamma=gamma, tol=1e-3), X, y)
+        t, c, ours = time_fit(lambda: SVC(C=C, kernel="rbf", gamma=gamma, tol=1e-3), X, y)
         ours_t.append(t)
-        t, sk = time_fit(lambda: SkSVC(C=C, kernel="rbf", gamma=gamma, tol=1e-3), X, y)
+        ours_c.append(c)
+        t, c, sk = time_fit(lambda: SkSVC(C=C, kernel="rbf", gamma=gamma, tol=1e-3), X, y)
         sk_t.append(t)
+        sk_c.append(c)
     to, ts = statistics.median(ours_t), statistics.median(sk_t)
+    co, cs = statistics.median(ours_c), statistics.median(sk_c)
     obj_sk = sklearn_objective(sk, X, gamma)
     rel = abs(ours.objective_ - obj_sk) / abs(obj_sk)
     label = f"n={n:5d} C={C:g} noise={noise:.0%}"
     print(
-        f"{label:26s} ktheory {to:7.3f} s  sklearn {ts:7.3f} s  ratio {to / ts:5.2f}  "
+        f"{label:26s} wall: ktheory {to:6.3f} s sklearn {ts:6.3f} s ratio {to / ts:5.2f} | "
+        f"cpu: {co:6.3f} s {cs:6.3f} s ratio {co / cs:5.2f} | "
         f"iters {ours.n_iter_:6d}/{int(sk.n_iter_[0]):6d}  nSV {ours.support_.size}/{sk.support_.size}  "
         f"rel.obj.diff {rel:.1e}"
     )
@@ -74,10 +84,13 @@ def run(n: int, noise: float, C: float, repeats: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    print("ktheory.svm.SVC vs sklearn.svm.SVC: RBF, gamma = 1/d, d = 20, tol = 1e-3 (median fit times)")
+    print("ktheory.svm.SVC vs sklearn.svm.SVC: RBF, gamma = 1/d, d = 20, tol = 1e-3")
+    print("median wall-clock and CPU (process) fit times over interleaved repeats; ratio = ktheory/sklearn")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     for n, reps in ((1000, 7), (2000, 5), (5000, 5)):
         run(n, 0.0, 1.0, reps)
     run(5000, 0.2, 10.0, 3)
+    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -564,3 +564,24 @@ def test_smo_solve_input_errors():
     Kn[2, 2] = np.inf
     with pytest.raises(ValueError, match="NaN or infinity"):
         smo_solve(Kn, y)
+
+
+def test_rbf_fast_gram_path_equals_make_kernel():
+    # the fused RBF Gram (H = 1 - K) agrees with ktheory.kernels.rbf_kernel
+    from ktheory.kernels import rbf_kernel
+    from ktheory.svm._smo import TAU, _rbf_h
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((300, 5))
+    X[10] = X[20]  # a duplicate pair: curvature 0, clipped to TAU
+    H = _rbf_h(X, 0.3)
+    expected = np.maximum(1.0 - rbf_kernel(X, gamma=0.3), TAU / 2)
+    np.testing.assert_allclose(H, expected, rtol=0, atol=1e-14)
+    assert H.min() == TAU / 2
+    # and the fitted model equals the one fitted through a callable rbf_kernel
+    y = np.where(X[:, 0] + X[:, 1] ** 2 > 0.5, 1, 0)
+    a = SVC(kernel="rbf", gamma=0.3, C=3.0).fit(X, y)
+    b = SVC(kernel=lambda P, Q: rbf_kernel(P, Q, gamma=0.3), C=3.0).fit(X, y)
+    np.testing.assert_array_equal(a.support_, b.support_)
+    np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, atol=1e-9)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-9)

@@ -234,6 +234,41 @@ def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray) 
         np.maximum(out, 0.5 * TAU, out=out)
 
 
+def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray:
+    """``H = 1 - K`` for the RBF kernel ``K = exp(-gamma ||x - y||^2)``, clipped at ``TAU / 2``.
+
+    One BLAS product of augmented matrices gives the exponents
+    ``2 gamma <x, y> - gamma ||x||^2 - gamma ||y||^2`` directly (no extra
+    passes for the norms); ``exp`` and ``1 - .`` then run in place over row
+    blocks that fit in cache. The diagonal is set to ``TAU / 2`` (``a_ii = 0``);
+    a block is clipped only if it holds a smaller value (duplicate points).
+    Agrees with ``1 - ktheory.kernels.rbf_kernel(X, gamma=gamma)`` to rounding.
+    """
+    n, d = X.shape
+    half_tau = 0.5 * TAU
+    sq = np.einsum("ij,ij->i", X, X)
+    A = np.empty((n, d + 2))
+    A[:, :d] = X
+    A[:, d] = sq
+    A[:, d + 1] = 1.0
+    B = np.empty((n, d + 2))
+    np.multiply(X, 2.0 * gamma, out=B[:, :d])
+    B[:, d] = -gamma
+    B[:, d + 1] = -gamma * sq
+    H = np.empty((n, n))
+    np.dot(A, B.T, out=H)
+    step = max(8, min(n, (1 << 17) // max(1, n)))
+    for a in range(0, n, step):
+        blk = H[a:a + step]
+        np.exp(blk, out=blk)
+        np.subtract(1.0, blk, out=blk)
+        r = np.arange(blk.shape[0])
+        blk[r, r + a] = half_tau
+        if blk.ravel()[blk.argmin()] < half_tau:
+            np.maximum(blk, half_tau, out=blk)
+    return H
+
+
 def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> SMOResult:
     """SMO on a validated kernel matrix (copied into the shifted form ``H``)."""
     QD = np.array(np.diagonal(K), dtype=np.float64)
@@ -670,8 +705,10 @@ class SVC(_ParamsMixin):
             for a in range(0, n, step):
                 _to_h(K[a:a + step], w, const_diag, H[a:a + step])
             return H, QD, const_diag
-        # named kernel: one call of ktheory.kernels (a BLAS product and in-place
-        # updates), then turned into H in place, block by block
+        if self.kernel == "rbf":
+            return _rbf_h(Xo, float(self._gamma_)), np.ones(n), True
+        # other named kernels: one call of ktheory.kernels (a BLAS product and
+        # in-place updates), then turned into H in place, block by block
         K = np.ascontiguousarray(kern(Xo), dtype=np.float64)
         if not np.isfinite(np.add.reduce(K, axis=None)) and not np.all(np.isfinite(K)):
             raise ValueError(
