@@ -84,32 +84,20 @@ class NotFittedError(ValueError, AttributeError):
 
 @dataclass(frozen=True)
 class SMOResult:
-    """What :func:`smo_solve` returns.
+    """What :func:`smo_solve` returns (a frozen dataclass; fields below)."""
 
-    Attributes
-    ----------
-    alpha : numpy.ndarray of shape (n,)
-        The dual variables, ``0 <= alpha_i <= C``, ``sum(alpha * y) == 0``.
-    intercept : float
-        ``b`` of the decision function ``f(x) = sum_i alpha_i y_i k(x_i, x) + b``
-        (libsvm's ``-rho``).
-    objective : float
-        Final dual objective in libsvm's minimisation form
-        ``1/2 alpha^T Q alpha - sum(alpha)`` (non-positive; the book's
-        maximised dual equals ``-objective``).
-    n_iter : int
-        Number of SMO iterations (pairs updated).
-    gap : float
-        Final maximal violation ``m(alpha) - M(alpha)``; ``< tol`` on success.
-    converged : bool
-        Whether the stopping criterion was met before ``max_iter``.
-    """
-
+    #: The dual variables, shape ``(n,)``: ``0 <= alpha_i <= C`` and ``sum(alpha * y) == 0``.
     alpha: np.ndarray
+    #: ``b`` of the decision function ``f(x) = sum_i alpha_i y_i k(x_i, x) + b`` (libsvm's ``-rho``).
     intercept: float
+    #: Final dual objective in libsvm's minimisation form ``1/2 alpha^T Q alpha - sum(alpha)``
+    #: (non-positive; the book's maximised dual objective equals ``-objective``).
     objective: float
+    #: Number of SMO iterations (pairs updated).
     n_iter: int
+    #: Final maximal violation ``m(alpha) - M(alpha)``; ``< tol`` on success.
     gap: float
+    #: Whether the stopping criterion was met before ``max_iter``.
     converged: bool
 
 
@@ -144,9 +132,9 @@ def smo_solve(
     max_iter : int, default -1
         Maximum number of iterations; ``-1`` means libsvm's own cap
         (``10**7``). Reaching it issues a :class:`ConvergenceWarning`.
-    check_input : bool, default True
-        Validate ``K`` and ``y`` (shape, finiteness, symmetry, labels). Set to
-        False only when they come from a trusted caller such as :class:`SVC`.
+    check_input : bool, optional
+        Validate ``K`` and ``y`` (shape, finiteness, symmetry, labels); on by
+        default. Switch it off only for input from a trusted caller.
 
     Returns
     -------
@@ -465,48 +453,7 @@ def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C:
 # ---------------------------------------------------------------------------
 
 
-class _ParamsMixin:
-    """``get_params`` / ``set_params`` from the ``__init__`` signature (scikit-learn's contract)."""
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind != p.VAR_KEYWORD]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of this estimator (the ``__init__`` arguments)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> "_ParamsMixin":
-        """Set parameters by name; returns ``self``.
-
-        Raises
-        ------
-        ValueError
-            If a name is not a parameter of this estimator.
-        """
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(
-                    f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}"
-                )
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        sig = inspect.signature(type(self).__init__)
-        parts = []
-        for name, value in self.get_params().items():
-            default = sig.parameters[name].default
-            if not (default is value or (isinstance(default, (int, float, str)) and default == value
-                                         and type(default) is type(value))):
-                parts.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
-
-
-class SVC(_ParamsMixin):
+class SVC:
     """Binary soft-margin support vector classifier trained by SMO, as libsvm.
 
     Mirrors ``sklearn.svm.SVC`` for two classes: same parameters (those listed
@@ -615,6 +562,43 @@ class SVC(_ParamsMixin):
         self.gram_limit_mb = gram_limit_mb
 
     # -- scikit-learn integration ------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values()
+                if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Parameters of this estimator (the ``__init__`` arguments)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> Any:
+        """Set parameters by name; returns ``self``.
+
+        Raises
+        ------
+        ValueError
+            If a name is not a parameter of this estimator.
+        """
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}"
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        sig = inspect.signature(type(self).__init__)
+        parts = []
+        for name, value in self.get_params().items():
+            default = sig.parameters[name].default
+            if not (default is value or (isinstance(default, (int, float, str)) and default == value
+                                         and type(default) is type(value))):
+                parts.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
     _estimator_type = "classifier"
 
     def __sklearn_tags__(self) -> Any:
@@ -728,8 +712,9 @@ class SVC(_ParamsMixin):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features), or (n_samples, n_samples) if precomputed
-            Training inputs (or the training Gram matrix for ``kernel="precomputed"``).
+        X : array_like of shape (n_samples, n_features)
+            Training inputs; for ``kernel="precomputed"`` the square
+            ``(n_samples, n_samples)`` training Gram matrix.
         y : array_like of shape (n_samples,)
             Labels: exactly two distinct values.
 
@@ -832,7 +817,9 @@ class SVC(_ParamsMixin):
 
         Parameters
         ----------
-        X : array_like of shape (n_test, n_features), or (n_test, n_train) if precomputed
+        X : array_like of shape (n_test, n_features)
+            Test inputs; for ``kernel="precomputed"`` the ``(n_test, n_train)``
+            kernel values between test and training points.
 
         Returns
         -------
