@@ -24,10 +24,18 @@ Fan, Chen and Lin (2005) ("WSS3"), exactly the rules of libsvm's ``Solver``:
 * the intercept is the average of :math:`-y_i \\nabla f_i` over the free
   support vectors, or the midpoint of the feasible interval if there are none.
 
-The Gram matrix is computed once and held in memory (``n**2 * 8`` bytes, see
-:data:`DEFAULT_GRAM_LIMIT_MB`); each iteration then costs a fixed, small number
-of vectorised passes over length-``n`` arrays (two BLAS ``axpy`` updates of the
-gradient and the selection), with no Python loop over samples.
+The Gram matrix is computed once (one BLAS product) and held in memory,
+``n**2 * 8`` bytes (``DEFAULT_GRAM_LIMIT_MB`` caps it), as ``H = w - K`` with
+``w`` the diagonal of ``K`` (or half of it); ``H`` holds the curvatures the
+selection needs and updates the gradient as well as ``K`` does, because every
+step keeps ``y^T alpha`` fixed. Each iteration is then eleven numpy/BLAS calls
+on length-``n`` arrays (an ``argmax`` and an ``argmin`` for ``i`` and the
+stopping test, five for ``j``, two more if the kernel's diagonal is not
+constant, four ``axpy`` gradient updates), no Python loop over samples.
+Unlike libsvm there is no shrinking and no kernel cache (the whole matrix is
+in memory); the iterates are those of libsvm up to rounding (libsvm keeps
+kernel values in single precision) and hence, rarely, a different choice
+between nearly tied candidates.
 
 :class:`SVC` wraps the solver in a scikit-learn-compatible estimator that
 reproduces ``sklearn.svm.SVC`` (which runs libsvm): same class ordering, same
