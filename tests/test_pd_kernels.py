@@ -313,6 +313,19 @@ def test_is_psd_accepts_gaussian_gram_with_rounding_asymmetry():
     assert is_psd(K)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "known defect (reported to the lead): the default tolerance n eps max(1, max|lambda|) has an "
+        "absolute floor, so a clearly indefinite matrix with tiny entries passes; remove once fixed"
+    ),
+)
+def test_is_psd_verdict_is_scale_invariant():
+    M = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3 and -1
+    assert not is_psd(M)
+    assert not is_psd(1e-20 * M)
+
+
 def test_clearly_indefinite_and_nonsymmetric_are_rejected():
     assert not is_psd(np.array([[1.0, 2.0], [2.0, 1.0]]))
     assert not is_psd(np.diag([1.0, -1e-3]))
