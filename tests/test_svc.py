@@ -585,3 +585,21 @@ def test_rbf_fast_gram_path_equals_make_kernel():
     np.testing.assert_array_equal(a.support_, b.support_)
     np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, atol=1e-9)
     np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-9)
+
+
+def test_degenerate_data_as_libsvm():
+    # all points identical: every curvature is 0 (tau), f = 0 everywhere; ties go to classes_[1]
+    X = np.zeros((6, 2))
+    y = np.array([0, 1, 0, 1, 0, 1])
+    ours = SVC().fit(X, y)
+    sk = SkSVC().fit(X, y)
+    np.testing.assert_array_equal(ours.support_, sk.support_)
+    np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_)
+    np.testing.assert_array_equal(ours.predict(X), sk.predict(X))
+    # two points, one per class
+    X2 = np.array([[0.0], [1.0]])
+    ours = SVC(kernel="linear", C=10.0).fit(X2, ["a", "b"])
+    sk = SkSVC(kernel="linear", C=10.0).fit(X2, ["a", "b"])
+    np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_, atol=1e-12)
+    np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-12)
+    np.testing.assert_array_equal(ours.predict([[-1.0], [0.4], [0.6], [2.0]]), sk.predict([[-1.0], [0.4], [0.6], [2.0]]))

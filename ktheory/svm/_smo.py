@@ -864,8 +864,13 @@ class SVC:
         return out
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted labels: ``classes_[1]`` where ``decision_function > 0``, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0
+        """Predicted labels: ``classes_[1]`` where ``decision_function >= 0``, else ``classes_[0]``.
+
+        A tie ``f(x) = 0`` goes to ``classes_[1]``, as in libsvm (whose
+        internal decision value is ``-f``, with a vote for ``classes_[1]``
+        unless it is positive).
+        """
+        positive = self.decision_function(X) >= 0
         return self.classes_[positive.astype(np.intp)]
 
     def score(self, X: Any, y: Any) -> float:
