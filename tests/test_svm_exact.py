@@ -52,6 +52,9 @@ def test_xor_exact():
     assert sp.expand((w.T * sp.Matrix(_phi((x1, x2))))[0, 0] + sol.b + x1 * x2) == 0
     assert sol.decision_function([[2, 3], [Fraction(1, 2), Fraction(1, 2)]]) == [-6, sp.Rational(-1, 4)]
     assert sol.predict(XOR_X) == XOR_Y
+    # f = 0 on the axes: a tie goes to classes[1], as in scikit-learn
+    assert sol.decision_function([[0, 0], [0, 2]]) == [0, 0]
+    assert sol.predict([[0, 0], [0, 2]]) == [1, 1]
     assert sol.dual_coef == tuple(sp.Rational(di, 8) for di in XOR_Y)
 
 

@@ -372,8 +372,12 @@ class HardMarginSolution:
         return [_simplify(v + self.b) for v in vals]
 
     def predict(self, X: Any) -> list:
-        """Class labels: ``classes[1]`` where ``f(x) > 0``, else ``classes[0]`` (scikit-learn's rule)."""
-        return [self.classes[1] if _sign(v) > 0 else self.classes[0] for v in self.decision_function(X)]
+        """Class labels: ``classes[1]`` where ``f(x) >= 0``, else ``classes[0]``.
+
+        A point exactly on the boundary (``f(x) = 0``, decided exactly) goes to
+        ``classes[1]``, as in scikit-learn/libsvm.
+        """
+        return [self.classes[1] if _sign(v) >= 0 else self.classes[0] for v in self.decision_function(X)]
 
     def decision_expression(self, symbols: Sequence[sp.Symbol]) -> sp.Expr:
         """The decision function as a sympy expression in the given input symbols.
