@@ -508,6 +508,8 @@ def test_bad_data():
         SVC().fit(TOY_X, np.ones((6, 2)))
     with pytest.raises(ValueError, match="2-D"):
         SVC().fit(TOY_X[:, 0], TOY_Y)
+    with pytest.raises(TypeError, match="mutually comparable"):
+        SVC().fit(TOY_X, np.array([1, "a", 1, "a", 1, "a"], dtype=object))
 
 
 def test_bad_precomputed_and_callable():

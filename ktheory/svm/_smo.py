@@ -298,7 +298,7 @@ def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C:
     n = H.shape[0]
     inf = np.inf
     half_tau = 0.5 * TAU
-    w, _ = _weights(QD) if not const_diag else (QD, True)
+    w = QD if const_diag else 0.5 * QD
     wl = w.tolist()
     QDhl = (0.5 * QD).tolist()
     pos = y > 0
@@ -752,7 +752,10 @@ class SVC:
             raise ValueError("y contains NaN or infinity")
         if y_arr.dtype.kind == "O" and any(lab is None for lab in y_arr.tolist()):
             raise ValueError("y contains None")
-        classes, cls = np.unique(y_arr, return_inverse=True)
+        try:
+            classes, cls = np.unique(y_arr, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"the labels in y must be mutually comparable values: {exc}") from None
         cls = cls.ravel()
         if classes.shape[0] < 2:
             raise ValueError(
