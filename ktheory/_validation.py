@@ -91,11 +91,11 @@ def check_array(
 def check_pair(X: Any, Y: Any = None, names: tuple[str, str] = ("X", "Y")) -> tuple[np.ndarray, np.ndarray, bool]:
     """Validate a pair of sample matrices with the same number of features.
 
-    Returns ``(X, Y, same)`` where ``same`` is True when ``Y`` was None (so
-    that ``Y`` is ``X`` and the Gram matrix is symmetric).
+    Returns ``(X, Y, same)`` where ``same`` is True when ``Y`` was None or is
+    the very object ``X`` (so that the Gram matrix is symmetric).
     """
     Xa = check_array(X, names[0])
-    if Y is None:
+    if Y is None or Y is X:
         return Xa, Xa, True
     Ya = check_array(Y, names[1])
     if Xa.shape[1] != Ya.shape[1]:

@@ -171,8 +171,8 @@ def _rbf_block(Xa: np.ndarray, Ya: np.ndarray, gamma: float, same: bool) -> np.n
     xx = np.einsum("ij,ij->i", Xa, Xa)
     yy = xx if same else np.einsum("ij,ij->i", Ya, Ya)
     K *= 2.0 * gamma
-    K -= (gamma * xx)[:, None]
-    K -= (gamma * yy)[None, :]
+    # one outer sum (exactly symmetric when Y is X, since a + b == b + a in floating point)
+    K -= np.add.outer(gamma * xx, gamma * yy)
     np.minimum(K, 0.0, out=K)
     if same:
         np.fill_diagonal(K, 0.0)
@@ -236,8 +236,7 @@ def laplacian_kernel(X: Any, Y: Any = None, sigma: float = 1.0, metric: str = "e
         xx = np.einsum("ij,ij->i", Xa, Xa)
         yy = xx if same else np.einsum("ij,ij->i", Ya, Ya)
         D *= -2.0
-        D += xx[:, None]
-        D += yy[None, :]
+        D += np.add.outer(xx, yy)  # exactly symmetric when Y is X
         np.maximum(D, 0.0, out=D)
         if same:
             np.fill_diagonal(D, 0.0)
@@ -410,7 +409,8 @@ def gram_matrix(
         not isinstance(X, (list, tuple)) or (len(X) > 0 and not isinstance(X[0], str))
     )
     if is_array:
-        Xa, Ya, same = check_pair(X, Y)
+        Xa, Ya, _ = check_pair(X, Y)
+        same = Y is None  # an explicitly passed Y (even X itself) is computed in full, without assuming symmetry
     else:
         Xa, same = list(X), Y is None
         Ya = Xa if same else list(Y)
@@ -435,7 +435,11 @@ def gram_matrix(
     def run(task: tuple[int, int]) -> None:
         i, j = task
         i1, j1 = min(i + block_size, n), min(j + block_size, m)
-        B = np.asarray(kernel(Xa[i:i1], Ya[j:j1], **params), dtype=np.float64)
+        if same and i == j:  # a diagonal block is itself a symmetric Gram matrix: pass the same object twice
+            blk = Xa[i:i1]
+            B = np.asarray(kernel(blk, blk, **params), dtype=np.float64)
+        else:
+            B = np.asarray(kernel(Xa[i:i1], Ya[j:j1], **params), dtype=np.float64)
         if B.shape != (i1 - i, j1 - j):
             raise ValueError(
                 f"kernel returned a block of shape {B.shape} for inputs of lengths "
@@ -471,37 +475,47 @@ def gram_matrix(
     return out
 
 
+#: Relative tolerance of the symmetry test in :func:`is_psd`.
+SYMMETRY_RTOL = 1e-10
+
+
 def psd_tolerance(K: Any) -> float:
-    """The default tolerance of :func:`is_psd`: ``n * eps * max(1, max |eigenvalue|)``.
+    """The default eigenvalue tolerance of :func:`is_psd`: ``n * eps * max |eigenvalue|``.
 
     This is the size of the rounding error of a symmetric eigensolver on an
-    ``n x n`` matrix (the same rule ``numpy.linalg.matrix_rank`` uses for
-    singular values), so an exactly PSD matrix computed in floating point is not
-    refuted because of rounding, while a negative eigenvalue well above the
-    rounding level is reported.
+    ``n x n`` matrix (the rule ``numpy.linalg.matrix_rank`` uses for singular
+    values): an exactly PSD matrix computed in floating point is not refuted
+    because of rounding, while a negative eigenvalue above the rounding level
+    is reported. It scales with ``K``, so the verdict of :func:`is_psd` does
+    not change when ``K`` is multiplied by a positive number.
     """
     Ka = check_square_matrix(K)
-    n = Ka.shape[0]
-    spec = float(np.max(np.abs(np.linalg.eigvalsh((Ka + Ka.T) / 2.0)))) if n else 0.0
-    return n * np.finfo(np.float64).eps * max(1.0, spec)
+    eigs = np.linalg.eigvalsh((Ka + Ka.T) / 2.0)
+    return _psd_tol(eigs, Ka.shape[0])
+
+
+def _psd_tol(eigs: np.ndarray, n: int) -> float:
+    return n * np.finfo(np.float64).eps * float(np.max(np.abs(eigs))) if n else 0.0
 
 
 def is_psd(K: Any, tol: float | None = None) -> bool:
-    """Whether ``K`` is a symmetric positive semidefinite matrix (up to ``tol``).
+    """Whether ``K`` is a symmetric positive semidefinite matrix (up to rounding).
 
     Parameters
     ----------
     K : array_like of shape (n, n)
         A finite square matrix.
     tol : float, optional
-        Eigenvalues ``>= -tol`` count as non-negative; symmetry is required up
-        to ``max |K - K.T| <= tol`` as well. Default: :func:`psd_tolerance`,
-        ``n * eps * max(1, max |eigenvalue|)``.
+        Eigenvalues ``>= -tol`` count as non-negative. Default:
+        :func:`psd_tolerance`, ``n * eps * max |eigenvalue|``, which is
+        invariant to positive scaling of ``K``.
 
     Returns
     -------
     bool
-        True when ``K`` is symmetric and its smallest eigenvalue is ``>= -tol``.
+        True when ``K`` is symmetric, ``max |K - K.T| <= SYMMETRY_RTOL * max |K|``
+        (``SYMMETRY_RTOL = 1e-10``: rounding-level asymmetry is accepted), and
+        the smallest eigenvalue of its symmetric part is ``>= -tol``.
         A numerical test on finitely many points can only refute positive
         semidefiniteness of a *kernel*, never prove it.
 
@@ -512,13 +526,11 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
     """
     Ka = check_square_matrix(K)
     n = Ka.shape[0]
-    eigs = np.linalg.eigvalsh((Ka + Ka.T) / 2.0)
-    if tol is None:
-        t = n * np.finfo(np.float64).eps * max(1.0, float(np.max(np.abs(eigs))))
-    else:
-        t = check_positive(tol, "tol", allow_zero=True)
-    if float(np.max(np.abs(Ka - Ka.T))) > max(t, 0.0):
+    scale = float(np.max(np.abs(Ka))) if n else 0.0
+    if float(np.max(np.abs(Ka - Ka.T))) > SYMMETRY_RTOL * scale:
         return False
+    eigs = np.linalg.eigvalsh((Ka + Ka.T) / 2.0)
+    t = _psd_tol(eigs, n) if tol is None else check_positive(tol, "tol", allow_zero=True)
     return bool(eigs[0] >= -t)
 
 

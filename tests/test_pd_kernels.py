@@ -298,14 +298,6 @@ def test_near_singular_accepted_and_indefinite_rejected(n, r, scale, delta, seed
     assert not is_psd(Kneg)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known defect (reported to the lead): gaussian_kernel(X) is symmetric only up to one ulp, "
-        "and is_psd uses its eigenvalue tolerance (n eps max|lambda|) as the symmetry tolerance, so it "
-        "rejects this clearly positive definite 2x2 Gram matrix; remove the marker once fixed"
-    ),
-)
 def test_is_psd_accepts_gaussian_gram_with_rounding_asymmetry():
     # found by hypothesis: eigenvalues 0.531 and 1.469, asymmetry 8.3e-16
     K = gaussian_kernel(np.array([[1.0], [1.25]]), sigma=0.203125)
@@ -313,13 +305,6 @@ def test_is_psd_accepts_gaussian_gram_with_rounding_asymmetry():
     assert is_psd(K)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known defect (reported to the lead): the default tolerance n eps max(1, max|lambda|) has an "
-        "absolute floor, so a clearly indefinite matrix with tiny entries passes; remove once fixed"
-    ),
-)
 def test_is_psd_verdict_is_scale_invariant():
     M = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3 and -1
     assert not is_psd(M)
