@@ -610,3 +610,24 @@ def test_degenerate_data_as_libsvm():
     np.testing.assert_allclose(ours.dual_coef_, sk.dual_coef_, atol=1e-12)
     np.testing.assert_allclose(ours.intercept_, sk.intercept_, atol=1e-12)
     np.testing.assert_array_equal(ours.predict([[-1.0], [0.4], [0.6], [2.0]]), sk.predict([[-1.0], [0.4], [0.6], [2.0]]))
+
+
+def test_constant_diagonal_precomputed_with_duplicates():
+    # an RBF Gram matrix (constant diagonal) with duplicated points, given as "precomputed":
+    # same model as the named kernel and as libsvm
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((60, 2))
+    X[30:45] = X[:15]
+    y = np.where(X[:, 0] * X[:, 1] > 0, 1, 0)
+    y[::9] = 1 - y[::9]
+    K = sk_rbf(X, X, gamma=0.8)
+    pre = SVC(kernel="precomputed", C=2.0).fit(K, y)
+    named = SVC(kernel="rbf", gamma=0.8, C=2.0).fit(X, y)
+    sk = SkSVC(kernel="precomputed", C=2.0).fit(K, y)
+    np.testing.assert_array_equal(pre.support_, named.support_)
+    np.testing.assert_allclose(pre.dual_coef_, named.dual_coef_, atol=1e-8)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    obj_sk = _dual_objective(_full_alpha(sk.dual_coef_, sk.support_, len(y)), y_pm, K)
+    assert pre.objective_ == pytest.approx(obj_sk, rel=1e-6)
+    _check_kkt(pre.alpha_, y_pm, K, 2.0, float(pre.intercept_[0]), 1e-3)
+    np.testing.assert_array_equal(pre.predict(K), sk.predict(K))

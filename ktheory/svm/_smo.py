@@ -223,11 +223,16 @@ def _weights(QD: np.ndarray) -> tuple[np.ndarray, bool]:
     return (QD.copy() if const_diag else 0.5 * QD), const_diag
 
 
-def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray) -> None:
-    """``out = w - K_rows`` (row block), clipped at ``TAU / 2`` for a constant diagonal."""
+def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray, row0: int) -> None:
+    """``out = w - K_rows`` for the rows ``row0, row0 + 1, ...``; for a constant diagonal
+    the diagonal is set to ``TAU / 2`` and the block clipped at ``TAU / 2`` if needed."""
     np.subtract(w, K_rows, out=out)
     if const_diag:
-        np.maximum(out, 0.5 * TAU, out=out)
+        half_tau = 0.5 * TAU
+        r = np.arange(out.shape[0])
+        out[r, r + row0] = half_tau
+        if out.ravel()[out.argmin()] < half_tau:
+            np.maximum(out, half_tau, out=out)
 
 
 def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray:
@@ -272,7 +277,7 @@ def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> S
     H = np.empty_like(K, dtype=np.float64)
     step = _block_rows(K.shape[0])
     for a in range(0, K.shape[0], step):
-        _to_h(K[a:a + step], w, const_diag, H[a:a + step])
+        _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
     return _smo_core(H, y, QD, const_diag, C, eps, max_iter)
 
 
@@ -684,7 +689,7 @@ class SVC:
             w, const_diag = _weights(QD)
             H = np.empty((n, n))
             for a in range(0, n, step):
-                _to_h(X[order[a:a + step]][:, order], w, const_diag, H[a:a + step])
+                _to_h(X[order[a:a + step]][:, order], w, const_diag, H[a:a + step], a)
             return H, QD, const_diag
         Xo = X[order]
         kern = self._kernel_fn_
@@ -695,7 +700,7 @@ class SVC:
             w, const_diag = _weights(QD)
             H = np.empty((n, n))  # never overwrite what the callable returned
             for a in range(0, n, step):
-                _to_h(K[a:a + step], w, const_diag, H[a:a + step])
+                _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
             return H, QD, const_diag
         if self.kernel == "rbf":
             return _rbf_h(Xo, float(self._gamma_)), np.ones(n), True
@@ -710,7 +715,7 @@ class SVC:
         QD = np.array(np.diagonal(K), dtype=np.float64)
         w, const_diag = _weights(QD)
         for a in range(0, n, step):
-            _to_h(K[a:a + step], w, const_diag, K[a:a + step])
+            _to_h(K[a:a + step], w, const_diag, K[a:a + step], a)
         H = K
         return H, QD, const_diag
 
