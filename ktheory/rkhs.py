@@ -535,6 +535,13 @@ def project(
     ``Pf``; if ``K`` is singular and the values are not consistent with any
     element of the span, the least-squares solution is returned.
 
+    Near-coincident centers make the exact coefficients large (the span then
+    contains approximate derivatives of features), and values and norms
+    computed from large cancelling coefficients lose accuracy in proportion
+    to ``|w|^T |K| |w|``; centers closer than about ``sqrt(eps)`` times the
+    kernel's length scale are numerically indistinguishable and are merged
+    in effect by the SVD cut-off.
+
     Parameters
     ----------
     target : KernelExpansion or array_like of shape (n,)
