@@ -8,8 +8,8 @@ The string (subsequence) kernel of :cite:t:`lodhi2002text` works on Python
 strings; :func:`subsequence_gram` builds its (normalized) Gram matrix for
 lists of strings.
 
-Conventions
------------
+Parametrizations
+----------------
 * ``gaussian_kernel`` is parametrized by the width ``sigma``:
   ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``; ``rbf_kernel`` by
   ``gamma = 1 / (2 sigma^2)`` as in scikit-learn.
