@@ -25,6 +25,7 @@ import math
 import numbers
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from itertools import combinations_with_replacement
 from typing import Any
 
@@ -423,6 +424,10 @@ def gram_matrix(
         raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
+    if is_array:
+        fast = _inplace_gram(kernel, Xa, Ya, same, int(block_size), int(n_jobs), params)
+        if fast is not None:
+            return fast
 
     out = np.empty((n, m), dtype=np.float64)
     row_starts = range(0, n, block_size)
@@ -472,6 +477,80 @@ def gram_matrix(
         with ThreadPoolExecutor(max_workers=int(n_jobs)) as pool:
             for _ in pool.map(run, tasks):
                 pass
+    return out
+
+
+def _inplace_gram(
+    kernel: Kernel, Xa: np.ndarray, Ya: np.ndarray, same: bool, block_size: int, n_jobs: int, params: dict
+) -> np.ndarray | None:
+    """Fast path of :func:`gram_matrix` for ktheory's own inner-product kernels.
+
+    For ``linear``, ``polynomial``, ``gaussian``/``rbf`` and ``sigmoid`` kernels
+    (possibly wrapped in ``functools.partial``) the Gram matrix is one matrix
+    product written straight into the output, followed by an elementwise
+    transform applied in place to row blocks, in ``n_jobs`` threads. The only
+    working memory beyond the output is one ``(block_size, m)`` temporary per
+    thread. Returns None for any other kernel.
+    """
+    func, kw = kernel, dict(params)
+    while isinstance(func, partial):
+        kw = {**func.keywords, **kw}
+        func = func.func
+    if func not in (linear_kernel, polynomial_kernel, gaussian_kernel, rbf_kernel, sigmoid_kernel):
+        return None
+    # validate the parameters exactly as the kernel itself would, on a 1 x 1 problem
+    func(Xa[:1], Ya[:1], **kw)
+    n, m = len(Xa), len(Ya)
+    out = np.empty((n, m), dtype=np.float64)
+    np.matmul(Xa, Ya.T, out=out)  # exactly symmetric when Ya is Xa (BLAS syrk)
+    if func is linear_kernel:
+        return out
+    if func in (gaussian_kernel, rbf_kernel):
+        if func is gaussian_kernel:
+            sig = kw.get("sigma", 1.0)
+            gamma = 1.0 / (2.0 * sig * sig)
+        else:
+            gamma = _gamma_default(kw.get("gamma"), Xa.shape[1])
+        gx = gamma * np.einsum("ij,ij->i", Xa, Xa)
+        gy = gx if same else gamma * np.einsum("ij,ij->i", Ya, Ya)
+
+        def transform(r0: int, r1: int) -> None:
+            B = out[r0:r1]
+            B *= 2.0 * gamma
+            B -= np.add.outer(gx[r0:r1], gy)
+            np.minimum(B, 0.0, out=B)
+            if same:
+                idx = np.arange(r0, r1)
+                B[idx - r0, idx] = 0.0  # k(x, x) = 1 exactly
+            np.exp(B, out=B)
+
+    elif func is polynomial_kernel:
+        degree, g, c = int(kw.get("degree", 2)), float(kw.get("gamma", 1.0)), float(kw.get("coef0", 1.0))
+
+        def transform(r0: int, r1: int) -> None:
+            B = out[r0:r1]
+            B *= g
+            B += c
+            np.power(B, degree, out=B)
+
+    else:  # sigmoid
+        g = _gamma_default(kw.get("gamma"), Xa.shape[1])
+        c = float(kw.get("coef0", 1.0))
+
+        def transform(r0: int, r1: int) -> None:
+            B = out[r0:r1]
+            B *= g
+            B += c
+            np.tanh(B, out=B)
+
+    rows = max(1, min(block_size, DEFAULT_BLOCK_ELEMENTS // max(m, 1)))
+    spans = [(r, min(r + rows, n)) for r in range(0, n, rows)]
+    if n_jobs == 1 or len(spans) == 1:
+        for r0, r1 in spans:
+            transform(r0, r1)
+    else:
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            list(pool.map(lambda sp_: transform(*sp_), spans))
     return out
 
 

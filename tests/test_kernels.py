@@ -377,3 +377,36 @@ def test_string_kernel_errors():
             subsequence_kernel("cat", "car", 2, lam)
     with pytest.raises(ValueError, match="at least one"):
         subsequence_gram([], n=2, lam=0.5)
+
+
+@pytest.mark.parametrize(
+    "kernel,params",
+    [
+        (linear_kernel, {}),
+        (polynomial_kernel, {"degree": 3, "gamma": 0.5, "coef0": 2.0}),
+        (gaussian_kernel, {"sigma": 0.9}),
+        (rbf_kernel, {"gamma": 0.3}),
+        (rbf_kernel, {}),
+        (sigmoid_kernel, {"gamma": 0.2, "coef0": -0.5}),
+    ],
+)
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_gram_matrix_inplace_fast_path_equals_generic_blocks(kernel, params, symmetric):
+    """ktheory's own kernels take an in-place path; a wrapping lambda forces the generic one."""
+    Yv = None if symmetric else Y
+    fast = gram_matrix(kernel, X, Yv, block_size=7, **params)
+    fast_partial = gram_matrix(partial(kernel, **params), X, Yv, block_size=7)
+    generic = gram_matrix(lambda A, B: kernel(A, B, **params), X, Yv, block_size=7)
+    np.testing.assert_allclose(fast, generic, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(fast, fast_partial)
+    if symmetric:
+        np.testing.assert_array_equal(fast, fast.T)
+        if kernel in (gaussian_kernel, rbf_kernel):
+            assert np.all(np.diag(fast) == 1.0)
+
+
+def test_gram_matrix_fast_path_validates_parameters():
+    with pytest.raises(ValueError, match="sigma"):
+        gram_matrix(gaussian_kernel, X, sigma=-1.0)
+    with pytest.raises(ValueError, match="degree"):
+        gram_matrix(polynomial_kernel, X, degree=0)
