@@ -84,7 +84,7 @@ def _to_exact_scalar(v: Any, name: str) -> sp.Expr:
 def to_exact(X: Any, name: str = "X") -> sp.Matrix:
     """Convert a 2-D array-like of numbers to an exact sympy ``Matrix``.
 
-    Integers and :class:`fractions.Fraction` become sympy Rationals, sympy numbers
+    Integers and ``fractions.Fraction`` become sympy Rationals, sympy numbers
     (``sp.sqrt(2)``, ``sp.Rational(1, 3)``) are kept, and Python/numpy floats are
     read through their shortest round-trip decimal string, so ``0.1`` becomes
     ``1/10``.
@@ -497,7 +497,7 @@ def hard_margin_dual_exact(
     Parameters
     ----------
     X : array_like of shape (n_samples, n_features)
-        Training inputs: ints, :class:`fractions.Fraction`, sympy numbers
+        Training inputs: ints, ``fractions.Fraction``, sympy numbers
         (``sp.sqrt(2)``) or floats (read as their shortest decimal, ``0.1 -> 1/10``).
         With ``kernel="precomputed"``, the exact Gram matrix, shape (n_samples, n_samples).
     y : array_like of shape (n_samples,)
