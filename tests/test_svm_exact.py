@@ -12,7 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ktheory.svm import HardMarginSolution, hard_margin_dual_exact, to_exact
@@ -278,8 +278,7 @@ point = st.tuples(st.integers(-4, 4), st.integers(-4, 4))
 def test_properties_linear(pts, w1, w2, c, rnd):
     X = np.array(pts)
     s = X @ np.array([w1, w2]) + c
-    if np.any(s == 0) or len(set(np.sign(s))) < 2:
-        return
+    assume(np.all(s != 0) and len(set(np.sign(s))) == 2)  # separable by construction, both classes
     y = np.where(s > 0, 1, -1)
     sol = hard_margin_dual_exact(X, y)
     _check_kkt(sol, y)
@@ -305,6 +304,16 @@ def test_properties_linear(pts, w1, w2, c, rnd):
     # exact screen and no screen agree
     ns = hard_margin_dual_exact(X, y, screen=False)
     assert ns.b == sol.b and ns.w_norm_sq == sol.w_norm_sq
+
+
+def test_no_screen_agrees_and_detects_non_separable():
+    X = XOR_X + [[2, 2]]
+    y = XOR_Y + [-1]
+    a = hard_margin_dual_exact(X, y, screen=False, **POLY2)
+    b = hard_margin_dual_exact(X, y, **POLY2)
+    assert a.alpha == b.alpha and a.b == b.b
+    with pytest.raises(ValueError, match="not separable"):
+        hard_margin_dual_exact(XOR_X, XOR_Y, kernel="linear", screen=False)
 
 
 def test_precomputed_matches_named_kernel():

@@ -598,7 +598,10 @@ def hard_margin_dual_exact(
         for j in range(i + 1, n):
             if K[i, j] != K[j, i] and not _is_zero(K[i, j] - K[j, i]):
                 raise ValueError(f"the kernel matrix must be symmetric; K[{i},{j}] = {K[i, j]} != K[{j},{i}] = {K[j, i]}")
-    Kf = np.array(K.evalf(30).tolist(), dtype=float)
+    try:
+        Kf = np.array(K.evalf(30).tolist(), dtype=float)
+    except TypeError:
+        raise ValueError("the kernel matrix must be real; it has complex or non-numeric entries") from None
     if not np.all(np.isfinite(Kf)):
         raise ValueError("the kernel matrix contains non-finite or complex values")
     eig = np.linalg.eigvalsh(Kf)
