@@ -34,7 +34,7 @@ import numpy as np
 from scipy.linalg.blas import dsyrk
 from scipy.optimize import nnls
 
-from ._validation import check_array, check_positive, check_square_matrix
+from ._validation import check_array, check_positive, check_square_matrix, check_symmetric
 
 __all__ = [
     "center_kernel",
@@ -68,37 +68,13 @@ def _center(K: np.ndarray) -> np.ndarray:
     return Kc
 
 
-def _check_symmetric_blocked(K: np.ndarray, name: str, rtol: float = 1e-10, block: int = 128) -> None:
-    """Raise ValueError unless ``max|K - K^T| <= rtol * max|K|``.
-
-    Same criterion as ``ktheory._validation.check_symmetric``, computed on
-    square tiles so that the transposed reads stay in cache (a plain
-    ``K - K.T`` on a large matrix is dominated by cache misses).
-    """
-    n = K.shape[0]
-    scale = _max_abs(K)
-    asym = 0.0
-    buf = np.empty((min(block, n), min(block, n)))
-    for i in range(0, n, block):
-        for j in range(i, n, block):
-            a = K[i : i + block, j : j + block]
-            d = buf[: a.shape[0], : a.shape[1]]
-            np.subtract(a, K[j : j + block, i : i + block].T, out=d)
-            asym = max(asym, float(d.max()), float(-d.min()))
-    if asym > rtol * max(scale, 1e-300):
-        raise ValueError(
-            f"{name} must be symmetric; max |{name} - {name}.T| = {asym:.3g} "
-            f"exceeds {rtol:g} times max |{name}| = {scale:.3g}"
-        )
-
-
 def _kernel_matrix(K: Any, name: str, *, symmetric: bool = True, min_n: int = 1) -> np.ndarray:
     """Validate a finite square (symmetric) kernel matrix with at least ``min_n`` rows."""
     Ka = check_square_matrix(K, name)
     if Ka.shape[0] < min_n:
         raise ValueError(f"{name} must have at least {min_n} rows and columns; got shape {Ka.shape}")
     if symmetric:
-        _check_symmetric_blocked(Ka, name)
+        check_symmetric(Ka, name)
     return Ka
 
 

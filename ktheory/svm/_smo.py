@@ -53,7 +53,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy.linalg import blas as _blas
 
-from .._validation import check_array, check_positive
+from .._validation import check_array, check_positive, check_symmetric
 
 __all__ = [
     "SVC",
@@ -172,7 +172,7 @@ def smo_solve(
         K = check_array(K, "K")
         if K.shape[0] != K.shape[1]:
             raise ValueError(f"K must be a square (n, n) kernel matrix; got shape {K.shape}")
-        _check_symmetric_blocked(K, "K")
+        check_symmetric(K, "K")
         y = check_array(y, "y", ndim=1)
         if y.shape[0] != K.shape[0]:
             raise ValueError(f"y has {y.shape[0]} entries but K is {K.shape[0]} x {K.shape[0]}")
@@ -194,22 +194,6 @@ def _check_max_iter(max_iter: Any) -> int:
     if max_iter <= 0:
         raise ValueError(f"max_iter must be a positive integer or -1 for no limit, got {max_iter!r}")
     return int(max_iter)
-
-
-def _check_symmetric_blocked(K: np.ndarray, name: str, rtol: float = 1e-10) -> None:
-    """Raise ValueError unless K is symmetric; works in row blocks (no n x n temporary)."""
-    n = K.shape[0]
-    scale = float(np.max(np.abs(K))) if K.size else 0.0
-    step = max(1, (1 << 21) // max(n, 1))
-    asym = 0.0
-    for a in range(0, n, step):
-        b = min(n, a + step)
-        asym = max(asym, float(np.max(np.abs(K[a:b] - K[:, a:b].T))))
-    if asym > rtol * max(scale, 1e-300):
-        raise ValueError(
-            f"{name} must be a symmetric kernel matrix; max |{name} - {name}.T| = {asym:.3g} "
-            f"exceeds {rtol:g} times max |{name}| = {scale:.3g}"
-        )
 
 
 def _block_rows(n: int) -> int:
@@ -695,7 +679,7 @@ class SVC:
         kern = self._kernel_fn_
         if callable(self.kernel):
             K = self._gram(Xo, Xo, "training data")
-            _check_symmetric_blocked(K, "the Gram matrix returned by the kernel callable")
+            check_symmetric(K, "the Gram matrix returned by the kernel callable")
             QD = np.array(np.diagonal(K), dtype=np.float64)
             w, const_diag = _weights(QD)
             H = np.empty((n, n))  # never overwrite what the callable returned
@@ -792,7 +776,7 @@ class SVC:
                     f"with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
                     f"got shape {X.shape}"
                 )
-            _check_symmetric_blocked(X, "X (precomputed Gram matrix)")
+            check_symmetric(X, "X (precomputed Gram matrix)")
             self._gamma_ = None
             self._kernel_fn_ = None
         else:
