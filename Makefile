@@ -1,23 +1,35 @@
 # Kernel Theory: `make book` builds the HTML book, `make test` runs every check.
-# Both create (or update) the virtual environment .venv first.
+# Both create (or update) the virtual environment .venv first, installing exactly the
+# versions pinned in requirements/lock.txt (regenerate it with `make lock`).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+LOCK := requirements/lock.txt
 STAMP := $(VENV)/.ktheory-installed
+LAB_STAMP := $(VENV)/.ktheory-lab-installed
 MATHJAX := book/_static/mathjax/es5/tex-chtml-full.js
 JOBS ?= 2
 PORT ?= 8000
+# SKIP_BROWSER=1 skips the browser check by name (and `make test` says so at the end).
+SKIP_BROWSER ?=
+# pip reads PIP_CONSTRAINT in the isolated build environments too, so even the build
+# backend (setuptools) comes from the lock.
+PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: setup book test test-unit test-notebooks test-build test-browser serve bench clean
+.PHONY: setup book test test-unit test-doctest test-notebooks test-build test-browser \
+        test-latest lock lab serve bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,book]"
+$(STAMP): pyproject.toml $(LOCK) | $(PY)
+	@$(PY) scripts/check_python.py $(LOCK)
+	$(PIP_LOCKED) pip setuptools wheel
+	$(PIP_LOCKED) -e ".[test,book]"
+	$(PY) -m pip check
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	rm -f $(LAB_STAMP)
 	touch $(STAMP)
 
 $(MATHJAX): scripts/fetch_mathjax.sh
@@ -29,11 +41,19 @@ book: setup
 	$(VENV)/bin/jupyter-book build . --all
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
-test: setup test-unit test-notebooks test-build test-browser
-	@echo "make test: all checks passed"
+test: setup test-unit test-doctest test-notebooks test-build test-browser
+	@if [ "$(SKIP_BROWSER)" = "1" ]; then \
+	  echo "make test: all checks passed EXCEPT the browser check, which was SKIPPED (SKIP_BROWSER=1)"; \
+	else \
+	  echo "make test: all checks passed"; \
+	fi
 
 test-unit: setup
 	$(PY) -m pytest -q -n $(JOBS) -m "not browser" tests
+
+# Every example in a docstring of the package is executed.
+test-doctest: setup
+	$(PY) -m pytest -q --doctest-modules -p no:cacheprovider ktheory
 
 test-notebooks: setup
 	$(PY) -m pytest -q -n $(JOBS) --dist loadfile --nbval --nbval-current-env --nbval-cell-timeout=300 -p no:cacheprovider book
@@ -42,8 +62,45 @@ test-build: setup
 	rm -rf _build
 	$(VENV)/bin/jupyter-book build . --all --warningiserror --keep-going
 
-test-browser: setup
-	$(PY) -m pytest -q -m browser -rs tests
+# Checks the HTML that test-build has just built from this commit.
+test-browser: test-build
+	@if [ "$(SKIP_BROWSER)" = "1" ]; then \
+	  echo "test-browser: SKIPPED by request (SKIP_BROWSER=1): the built pages were NOT checked in a browser"; \
+	else \
+	  for tool in chromium chromedriver; do \
+	    if ! command -v $$tool >/dev/null 2>&1; then \
+	      echo "test-browser: '$$tool' is not installed, so the built book cannot be checked in a browser."; \
+	      echo "  Install Debian's packages:  apt-get install chromium chromium-driver"; \
+	      echo "  or skip this check by name: make test SKIP_BROWSER=1"; \
+	      exit 1; \
+	    fi; \
+	  done; \
+	  KTHEORY_REQUIRE_BROWSER=1 $(PY) -m pytest -q -m browser -p no:cacheprovider tests; \
+	fi
+
+# The unit tests and doctests against the newest versions pyproject.toml allows (not the
+# lock), in a separate environment, so that drift is seen early. Not part of `make test`.
+LATEST := .venv-latest
+test-latest:
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e ".[test]"
+	$(LATEST)/bin/python -m pip list --format=freeze | grep -iE '^(numpy|scipy|sympy|scikit-learn|hypothesis|pytest)=='
+	$(LATEST)/bin/python -m pytest -q -n $(JOBS) -m "not browser" -p no:cacheprovider tests
+	$(LATEST)/bin/python -m pytest -q --doctest-modules -p no:cacheprovider ktheory
+
+# Regenerate the lock from pyproject.toml in a scratch environment.
+lock:
+	bash scripts/lock.sh $(PYTHON)
+
+# Open the chapters in JupyterLab, with the project's kernel (the .venv's Python).
+$(LAB_STAMP): $(STAMP)
+	$(PIP_LOCKED) -e ".[test,book,lab]"
+	touch $(LAB_STAMP)
+
+lab: setup $(LAB_STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=book
 
 serve: book
 	@echo "Serving http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
@@ -53,4 +110,4 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis
+	rm -rf _build .pytest_cache .hypothesis $(LATEST)

@@ -9,8 +9,10 @@ network access blocked, it asserts that
   text outside code blocks;
 * every image (the chapters' figures) loaded, with a non-zero natural width.
 
-Run after ``jupyter-book build .`` (``make test`` does). Skipped, with the reason,
-where Chromium or ChromeDriver is absent; CI installs them (.ci/run).
+Run after ``jupyter-book build .`` (``make test-browser`` builds first). Under ``make``
+(which sets ``KTHEORY_REQUIRE_BROWSER=1``) a missing Chromium, ChromeDriver or build is a
+failure with the command that installs it; only ``make test SKIP_BROWSER=1`` skips the
+check, by name. Run by hand without that variable, the tests skip with the reason.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ HTML = Path(os.environ.get("KTHEORY_BOOK_HTML", ROOT / "_build" / "html"))
 TOC = Path(os.environ.get("KTHEORY_TOC", ROOT / "_toc.yml"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 CHROMEDRIVER = shutil.which("chromedriver")
+REQUIRED = os.environ.get("KTHEORY_REQUIRE_BROWSER") == "1"
+
+
+def _unavailable(reason: str) -> None:
+    """Fail where the check is required (make), skip where it is run by hand."""
+    if REQUIRED:
+        pytest.fail(reason + " (or skip the browser check by name: make test SKIP_BROWSER=1)", pytrace=False)
+    pytest.skip(reason)
 
 
 def toc_pages() -> list[str]:
@@ -54,7 +64,7 @@ def page_has_math(entry: str) -> bool:
 @pytest.fixture(scope="module")
 def server():
     if not (HTML / "index.html").is_file():
-        pytest.skip("the HTML book is not built (run `make book` or `make test-build` first)")
+        _unavailable("the HTML book is not built (run `make book` or `make test-build` first)")
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args, **kwargs):  # noqa: D102 - keep the test output clean
             pass
@@ -74,7 +84,7 @@ def server():
 @pytest.fixture(scope="module")
 def driver():
     if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip("headless Chromium and ChromeDriver are not installed (Debian: apt-get install chromium chromium-driver)")
+        _unavailable("headless Chromium and ChromeDriver are not installed (Debian: apt-get install chromium chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
