@@ -223,7 +223,10 @@ def test_random_quadratic_against_sklearn_poly(seed):
     exact = np.array([float(v) for v in sol.decision_function(T)])
     np.testing.assert_allclose(clf.decision_function(T), exact, atol=1e-5 * max(1, np.abs(exact).max()))
     np.testing.assert_allclose(clf.intercept_[0], float(sol.b), atol=1e-5)
-    assert list(clf.predict(T)) == sol.predict(T)
+    # labels agree where the exact decision is clear of 0 (a tie f = 0 at an integer test
+    # point is decided by the last bits of clf's f)
+    clear = np.abs(exact) > 1e-4 * max(1, np.abs(exact).max())
+    assert [p for p, c in zip(clf.predict(T), clear) if c] == [p for p, c in zip(sol.predict(T), clear) if c]
 
 
 def test_xor_against_sklearn():
