@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${1:-python3}
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch" build' EXIT
 "$PYTHON" -m venv "$scratch/venv"
 py="$scratch/venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip setuptools wheel
