@@ -7,12 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${1:-python3}
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch" build' EXIT
+trap 'rm -rf "$scratch"' EXIT
 "$PYTHON" -m venv "$scratch/venv"
 py="$scratch/venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip setuptools wheel
-# A non-editable install of a copy, so the freeze names no local path.
-"$py" -m pip install --quiet ".[test,book,lab]"
+# A non-editable install of a copy (the freeze names no local path, the tree gets no build/).
+mkdir "$scratch/src"
+cp -r pyproject.toml README.md ktheory "$scratch/src/"
+"$py" -m pip install --quiet "$scratch/src[test,book,lab]"
 pyver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 mkdir -p requirements
 {
