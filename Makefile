@@ -18,7 +18,7 @@ SKIP_BROWSER ?=
 PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
 .PHONY: setup book test test-unit test-doctest test-notebooks test-build test-browser \
-        test-latest lock lab serve bench clean
+        test-latest test-oldest lock lab serve bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +90,19 @@ test-latest:
 	$(LATEST)/bin/python -m pytest -q -n $(JOBS) -m "not browser" -p no:cacheprovider tests
 	$(LATEST)/bin/python -m pytest -q --doctest-modules -p no:cacheprovider ktheory
 
+# The unit tests and doctests against the oldest versions pyproject.toml claims (its floors:
+# numpy, scipy, sympy, scikit-learn), in .venv-oldest. Not part of `make test`.
+OLDEST := .venv-oldest
+test-oldest:
+	rm -rf $(OLDEST)
+	$(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
+	$(OLDEST)/bin/python -m pip install --quiet $$($(PYTHON) scripts/floors.py) pytest pytest-xdist hypothesis
+	$(OLDEST)/bin/python -m pip install --quiet --no-deps -e .
+	$(OLDEST)/bin/python -m pip list --format=freeze | grep -iE '^(numpy|scipy|sympy|scikit-learn)=='
+	$(OLDEST)/bin/python -m pytest -q -n $(JOBS) -m "not browser" -p no:cacheprovider -W ignore::DeprecationWarning tests
+	$(OLDEST)/bin/python -m pytest -q --doctest-modules -p no:cacheprovider -W ignore::DeprecationWarning ktheory
+
 # Regenerate the lock from pyproject.toml in a scratch environment.
 lock:
 	bash scripts/lock.sh $(PYTHON)
@@ -110,4 +123,4 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis $(LATEST)
+	rm -rf _build .pytest_cache .hypothesis $(LATEST) $(OLDEST)
