@@ -22,7 +22,20 @@ The functions here raise ``ValueError`` naming the argument in that case;
 they never return ``nan``. "Numerically zero" means a Frobenius norm at most
 ``100 * n * eps * max|K|`` (for feature matrices
 ``100 * sqrt(n * d) * eps * max|X|``), the size of the rounding error of
-the centering itself.
+the centering itself (``eps`` of the
+input's dtype: float32 Gram matrices are judged at float32 rounding level).
+
+Hostile input
+-------------
+Complex matrices are refused with a ``TypeError``. Symmetry is checked to
+the tolerance of the input's dtype (``1e-10`` relative for float64, about
+``1.2e-5`` for float32, so a float32 Gram matrix computed blockwise or on a
+GPU is accepted). The scale-invariant quantities (``kta``, ``cka``,
+``linear_cka``, alignment weights) are computed on inputs rescaled exactly by
+a power of two, so ``kta(1e200 K, K)`` and ``kta(1e-160 K, K)`` equal
+``kta(K, K)``, and results lie in ``[-1, 1]`` (``[0, 1]`` for ``linear_cka``);
+``hsic`` is rescaled and the scale put back, with an error if the value
+itself overflows float64.
 """
 
 from __future__ import annotations
@@ -30,11 +43,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import math
+
 import numpy as np
 from scipy.linalg.blas import dsyrk
 from scipy.optimize import nnls
 
-from ._validation import check_array, check_positive, check_square_matrix, check_symmetric
+from ._validation import (
+    check_array,
+    check_positive,
+    check_square_matrix,
+    check_symmetric,
+    floating_dtype,
+)
 
 __all__ = [
     "center_kernel",
@@ -48,6 +69,8 @@ __all__ = [
 ]
 
 _EPS = np.finfo(np.float64).eps
+#: Largest ideal kernel (values) built from labels: 2**30 (8 GiB).
+_MAX_IDEAL_ELEMENTS = 1 << 30
 
 
 # ---------------------------------------------------------------------------
@@ -56,6 +79,35 @@ _EPS = np.finfo(np.float64).eps
 def _max_abs(A: np.ndarray) -> float:
     """``max|A|`` without allocating ``|A|``."""
     return float(max(A.max(), -A.min())) if A.size else 0.0
+
+
+def _pow2_unit(A: np.ndarray) -> float:
+    """The power of two ``c`` with ``max|A| / c`` in ``[1, 2)`` (1.0 for a zero array); scaling by it is exact."""
+    m = _max_abs(A)
+    if m == 0.0 or not math.isfinite(m):
+        return 1.0
+    return math.ldexp(1.0, math.frexp(m)[1] - 1)
+
+
+#: Inputs with ``max|A|`` in ``[2**-300, 2**300]`` are used as they are (no copy); others are rescaled.
+_SAFE_EXP = 300
+
+
+def _unit(A: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(A / c, c)`` with ``c`` from :func:`_pow2_unit` (exact) when ``max|A|`` is extreme, else ``(A, 1.0)``.
+
+    Within ``2**+-300`` the squares and sums of ``n**2`` entries can neither overflow nor underflow, so
+    the common case costs no copy.
+    """
+    c = _pow2_unit(A)
+    if -_SAFE_EXP <= math.frexp(c)[1] - 1 <= _SAFE_EXP:
+        return A, 1.0
+    return A / c, c
+
+
+def _eps(X: Any) -> float:
+    """Machine epsilon of the input's floating dtype (float64 unless the input is float32/float16)."""
+    return float(np.finfo(floating_dtype(X)).eps)
 
 
 def _center(K: np.ndarray) -> np.ndarray:
@@ -69,12 +121,15 @@ def _center(K: np.ndarray) -> np.ndarray:
 
 
 def _kernel_matrix(K: Any, name: str, *, symmetric: bool = True, min_n: int = 1) -> np.ndarray:
-    """Validate a finite square (symmetric) kernel matrix with at least ``min_n`` rows."""
+    """Validate a finite square (symmetric) kernel matrix with at least ``min_n`` rows.
+
+    Symmetry is judged at the rounding level of the input's dtype (float32: ``100 eps``).
+    """
     Ka = check_square_matrix(K, name)
     if Ka.shape[0] < min_n:
         raise ValueError(f"{name} must have at least {min_n} rows and columns; got shape {Ka.shape}")
     if symmetric:
-        check_symmetric(Ka, name)
+        check_symmetric(Ka, name, dtype=floating_dtype(K))
     return Ka
 
 
@@ -93,9 +148,9 @@ def _same_size(K1: np.ndarray, K2: np.ndarray, names: tuple[str, str]) -> None:
         )
 
 
-def _check_nonzero(norm: float, scale: float, size: float, name: str, what: str) -> None:
+def _check_nonzero(norm: float, scale: float, size: float, name: str, what: str, eps: float = _EPS) -> None:
     """Raise ValueError when ``norm`` is zero up to rounding (``100 * size * eps * scale``)."""
-    if not norm > 100.0 * size * _EPS * scale:
+    if not norm > 100.0 * size * eps * scale:
         raise ValueError(
             f"{name} has {what} Frobenius norm {norm:.3g}, numerically zero "
             f"(a constant kernel, or a constant feature matrix, has this property); "
@@ -103,11 +158,16 @@ def _check_nonzero(norm: float, scale: float, size: float, name: str, what: str)
         )
 
 
-def _centered_and_norm(K: np.ndarray, name: str) -> tuple[np.ndarray, float]:
+def _centered_and_norm(K: np.ndarray, name: str, eps: float = _EPS) -> tuple[np.ndarray, float]:
     Kc = _center(K)
     norm = float(np.sqrt(np.vdot(Kc, Kc)))
-    _check_nonzero(norm, _max_abs(K), K.shape[0], name, "a centered")
+    _check_nonzero(norm, _max_abs(K), K.shape[0], name, "a centered", eps)
     return Kc, norm
+
+
+def _cosine(num: float, na: float, nb: float) -> float:
+    """``num / (na nb)`` for a Cauchy-Schwarz ratio, with rounding excess beyond [-1, 1] removed."""
+    return float(min(1.0, max(-1.0, num / (na * nb))))
 
 
 # ---------------------------------------------------------------------------
@@ -144,7 +204,14 @@ def center_kernel(K: Any) -> np.ndarray:
            [0., 0., 0.],
            [0., 0., 0.]])
     """
-    return _center(check_square_matrix(K, "K"))
+    A, c = _unit(check_square_matrix(K, "K"))
+    Kc = _center(A)
+    if c != 1.0:
+        with np.errstate(over="ignore"):
+            Kc *= c
+        if not np.all(np.isfinite(Kc)):
+            raise ValueError("K is too large: its centered entries overflow float64 (|value| > 1.8e308)")
+    return Kc
 
 
 def kta(K1: Any, K2: Any) -> float:
@@ -177,14 +244,14 @@ def kta(K1: Any, K2: Any) -> float:
     >>> round(kta(np.outer(y, y), np.outer(y, y)), 12)
     1.0
     """
-    A = _kernel_matrix(K1, "K1")
-    B = _kernel_matrix(K2, "K2")
+    A, _ = _unit(_kernel_matrix(K1, "K1"))
+    B, _ = _unit(_kernel_matrix(K2, "K2"))
     _same_size(A, B, ("K1", "K2"))
     na = float(np.sqrt(np.vdot(A, A)))
     nb = float(np.sqrt(np.vdot(B, B)))
-    _check_nonzero(na, _max_abs(A), 1.0, "K1", "a")
-    _check_nonzero(nb, _max_abs(B), 1.0, "K2", "a")
-    return float(np.vdot(A, B) / (na * nb))
+    _check_nonzero(na, _max_abs(A), 1.0, "K1", "a", _eps(K1))
+    _check_nonzero(nb, _max_abs(B), 1.0, "K2", "a", _eps(K2))
+    return _cosine(float(np.vdot(A, B)), na, nb)
 
 
 def cka(K1: Any, K2: Any) -> float:
@@ -224,12 +291,12 @@ def cka(K1: Any, K2: Any) -> float:
     >>> round(cka(K, 3.0 * K + 5.0), 12)   # invariant to scaling and constant offsets
     1.0
     """
-    A = _kernel_matrix(K1, "K1", min_n=2)
-    B = _kernel_matrix(K2, "K2", min_n=2)
+    A, _ = _unit(_kernel_matrix(K1, "K1", min_n=2))
+    B, _ = _unit(_kernel_matrix(K2, "K2", min_n=2))
     _same_size(A, B, ("K1", "K2"))
-    Ac, na = _centered_and_norm(A, "K1")
-    Bc, nb = _centered_and_norm(B, "K2")
-    return float(np.vdot(Ac, Bc) / (na * nb))
+    Ac, na = _centered_and_norm(A, "K1", _eps(K1))
+    Bc, nb = _centered_and_norm(B, "K2", _eps(K2))
+    return _cosine(float(np.vdot(Ac, Bc)), na, nb)
 
 
 def linear_cka(X: Any, Y: Any) -> float:
@@ -279,16 +346,21 @@ def linear_cka(X: Any, Y: Any) -> float:
     n = Xa.shape[0]
     if n < 2:
         raise ValueError(f"X and Y need at least 2 samples; got {n}")
+    Xa, _ = _unit(Xa)  # CKA is scale invariant: work at unit scale (exact rescaling)
+    Ya, _ = _unit(Ya)
     Xc = Xa - Xa.mean(axis=0)
     Yc = Ya - Ya.mean(axis=0)
-    for arr, c, name in ((Xa, Xc, "X"), (Ya, Yc, "Y")):
+    for arr, c, name, orig in ((Xa, Xc, "X", X), (Ya, Yc, "Y", Y)):
         _check_nonzero(
-            float(np.linalg.norm(c)), _max_abs(arr), np.sqrt(arr.size), name, "a centered"
+            float(np.linalg.norm(c)), _max_abs(arr), np.sqrt(arr.size), name, "a centered", _eps(orig)
         )
+    # rescale the centered copies as well: a feature that varies at 1e-9 of max|X| must not underflow
+    Xc, _ = _unit(Xc)
+    Yc, _ = _unit(Yc)
     cross = Yc.T @ Xc
     num = float(np.vdot(cross, cross))
     den = _gram_fro_norm(Xc) * _gram_fro_norm(Yc)
-    return num / den
+    return float(min(1.0, max(0.0, num / den)))
 
 
 def hsic(K: Any, L: Any, unbiased: bool = False) -> float:
@@ -336,8 +408,8 @@ def hsic(K: Any, L: Any, unbiased: bool = False) -> float:
     if not isinstance(unbiased, (bool, np.bool_)):
         raise TypeError(f"unbiased must be a bool, got {type(unbiased).__name__} {unbiased!r}")
     min_n = 4 if unbiased else 2
-    A = _kernel_matrix(K, "K")
-    B = _kernel_matrix(L, "L")
+    A, ca = _unit(_kernel_matrix(K, "K"))  # HSIC is bilinear: compute at unit scale, put ca * cb back
+    B, cb = _unit(_kernel_matrix(L, "L"))
     _same_size(A, B, ("K", "L"))
     n = A.shape[0]
     if n < min_n:
@@ -345,7 +417,7 @@ def hsic(K: Any, L: Any, unbiased: bool = False) -> float:
         raise ValueError(f"the {kind} HSIC estimator needs n >= {min_n} samples; got n = {n}")
     if not unbiased:
         # tr(K H L H) = <H K H, L>_F because H is a symmetric idempotent.
-        return float(np.vdot(_center(A), B) / (n - 1) ** 2)
+        return _rescale_back(float(np.vdot(_center(A), B) / (n - 1) ** 2), ca, cb)
     At = A.copy()
     np.fill_diagonal(At, 0.0)
     Bt = B.copy()
@@ -355,7 +427,21 @@ def hsic(K: Any, L: Any, unbiased: bool = False) -> float:
     term1 = float(np.vdot(At, Bt))  # tr(Kt Lt), both symmetric
     term2 = float(ra.sum() * rb.sum()) / ((n - 1) * (n - 2))
     term3 = 2.0 * float(ra @ rb) / (n - 2)  # 1^T Kt Lt 1
-    return (term1 + term2 - term3) / (n * (n - 3))
+    return _rescale_back((term1 + term2 - term3) / (n * (n - 3)), ca, cb)
+
+
+def _rescale_back(value: float, ca: float, cb: float) -> float:
+    """``value * ca * cb`` for powers of two, raising ValueError if the result overflows float64."""
+    try:
+        out = math.ldexp(value, math.frexp(ca)[1] - 1 + math.frexp(cb)[1] - 1) if value != 0.0 else 0.0
+    except OverflowError:
+        out = math.inf
+    if not math.isfinite(out):
+        raise ValueError(
+            "the HSIC value overflows float64 (|value| > 1.8e308): K and L are too large; "
+            "rescale them (HSIC is bilinear, hsic(a K, b L) = a b hsic(K, L))"
+        )
+    return float(out)
 
 
 def ideal_kernel(y: Any) -> np.ndarray:
@@ -391,13 +477,25 @@ def ideal_kernel(y: Any) -> np.ndarray:
            [-1., -1.,  1.]])
     """
     ya = np.asarray(y)
+    if ya.dtype.kind == "c":
+        raise TypeError(f"y must hold real or categorical labels; got complex values (dtype {ya.dtype})")
     if ya.ndim != 1:
         raise ValueError(f"y must be a 1-D array of labels; got shape {ya.shape}")
     if ya.size == 0:
         raise ValueError("y is empty; at least two labelled samples are needed")
     if ya.dtype.kind in "fc" and not np.all(np.isfinite(ya)):
         raise ValueError("y contains NaN or infinity")
-    classes, codes = np.unique(ya, return_inverse=True)
+    if ya.size * ya.size > _MAX_IDEAL_ELEMENTS:
+        raise ValueError(
+            f"y has {ya.size} labels: the ideal kernel would have {ya.size}^2 = {ya.size * ya.size} values, "
+            f"more than the limit {_MAX_IDEAL_ELEMENTS} (8 GiB)"
+        )
+    try:
+        classes, codes = np.unique(ya, return_inverse=True)
+    except TypeError:  # labels of mixed types cannot be sorted: code them in order of appearance
+        index: dict[Any, int] = {}
+        codes = np.array([index.setdefault(v, len(index)) for v in ya.tolist()])
+        classes = np.array(list(index), dtype=object)
     c = classes.size
     if c < 2:
         raise ValueError(f"y has a single class ({classes[0]!r}); the ideal kernel needs at least two classes")
@@ -435,7 +533,9 @@ def _alignment_problem(kernels: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     """Return ``a_k = <K_kc, K_Y>_F`` and ``M_kl = <K_kc, K_lc>_F``."""
     KY = ideal_kernel(y)
     Ks = _kernel_stack(kernels, KY.shape[0])
-    Kcs = [_center(K) for K in Ks]
+    # one common power of two for all base kernels: the weights are unchanged, nothing overflows
+    c = max(_pow2_unit(K) for K in Ks)
+    Kcs = [_center(K / c if c != 1.0 else K) for K in Ks]
     p = len(Kcs)
     a = np.array([np.vdot(Kc, KY) for Kc in Kcs])
     M = np.empty((p, p))

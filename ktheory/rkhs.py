@@ -29,13 +29,14 @@ Kernels are callables ``kernel(X, Y)`` that return the Gram block
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from typing import Any, Callable
 
 import numpy as np
 from scipy import linalg as sla
 
-from ._validation import check_array
+from ._validation import check_array, check_symmetric
 
 __all__ = ["KernelExpansion", "project", "same_kernel"]
 
@@ -80,6 +81,11 @@ def same_kernel(k1: Callable[..., Any], k2: Callable[..., Any]) -> bool:
     bool
         True if the two callables are recognised as the same kernel.
 
+    Raises
+    ------
+    TypeError
+        If ``k1`` or ``k2`` is not callable.
+
     Examples
     --------
     >>> import functools
@@ -90,6 +96,9 @@ def same_kernel(k1: Callable[..., Any], k2: Callable[..., Any]) -> bool:
     >>> same_kernel(functools.partial(k, s=2.0), functools.partial(k, s=3.0))
     False
     """
+    for kern, name in ((k1, "k1"), (k2, "k2")):
+        if not callable(kern):
+            raise TypeError(f"{name} must be a kernel callable, got {type(kern).__name__} {kern!r}")
     if k1 is k2:
         return True
     if isinstance(k1, functools.partial) and isinstance(k2, functools.partial):
@@ -129,11 +138,28 @@ def _check_kernel(kernel: Any) -> KernelFunc:
     return kernel
 
 
+#: Largest kernel block (values) evaluated at once: 2**30 (8 GiB).
+MAX_GRAM_ELEMENTS = 1 << 30
+#: Largest number of centers for :func:`project` (an O(n^3) solve of the normal equations).
+MAX_PROJECT_CENTERS = 20_000
+
+
 def _gram(kernel: KernelFunc, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """Evaluate ``kernel(X, Y)`` and check the result's shape and finiteness."""
     if X.shape[0] == 0 or Y.shape[0] == 0:
         return np.zeros((X.shape[0], Y.shape[0]))
-    K = np.asarray(kernel(X, Y), dtype=np.float64)
+    if X.shape[0] * Y.shape[0] > MAX_GRAM_ELEMENTS:
+        raise ValueError(
+            f"kernel(X, Y) would have {X.shape[0]} x {Y.shape[0]} values, more than the limit "
+            f"MAX_GRAM_ELEMENTS = {MAX_GRAM_ELEMENTS}; evaluate fewer points at a time"
+        )
+    raw = np.asarray(kernel(X, Y))
+    if raw.dtype.kind == "c":
+        raise TypeError("kernel(X, Y) returned complex values; a kernel must be real-valued")
+    try:
+        K = raw.astype(np.float64, copy=False)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"kernel(X, Y) must return real numbers: {exc}") from None
     if K.shape != (X.shape[0], Y.shape[0]):
         raise ValueError(
             "kernel(X, Y) must return an array of shape (len(X), len(Y)) = "
@@ -160,6 +186,40 @@ def _check_scalar(c: Any, name: str = "scalar") -> float:
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite, got {c!r}")
     return v
+
+
+def _pow2(a: np.ndarray) -> float:
+    """A power of two ``c`` with ``max|a| / c`` in ``[1, 2)`` (1.0 for zeros): exact rescaling."""
+    m = float(np.max(np.abs(a))) if a.size else 0.0
+    if m == 0.0 or not math.isfinite(m):
+        return 1.0
+    return math.ldexp(1.0, math.frexp(m)[1] - 1)
+
+
+def _finite_result(value: Any, what: str) -> Any:
+    """Raise ValueError if a computed value overflowed (instead of returning inf or NaN)."""
+    if not np.all(np.isfinite(value)):
+        raise ValueError(
+            f"{what} overflows float64 (|value| > 1.8e308): the coefficients or kernel values are too large"
+        )
+    return value
+
+
+def _bilinear(a: np.ndarray, K: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """``a^T K b`` as ``(value at unit scale, log2 of the scale)``: never overflows on the way."""
+    ca, cb, ck = _pow2(a), _pow2(b), _pow2(K)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = float((a / ca) @ (K / ck) @ (b / cb))
+    e = math.frexp(ca)[1] + math.frexp(cb)[1] + math.frexp(ck)[1] - 3
+    return v, e
+
+
+def _ldexp(v: float, e: int, what: str) -> float:
+    try:
+        out = math.ldexp(v, e) if v != 0.0 else 0.0
+    except OverflowError:
+        out = math.inf
+    return float(_finite_result(out, what))
 
 
 def _merge(centers: np.ndarray, coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -331,7 +391,9 @@ class KernelExpansion:
         numpy.ndarray of shape (n,)
         """
         Xa = self._check_X(X)
-        return _gram(self.kernel, Xa, self.centers) @ self.coef
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = _gram(self.kernel, Xa, self.centers) @ self.coef
+        return _finite_result(out, "f(X)")
 
     def evaluate_via_reproducing(self, X: Any) -> np.ndarray:
         """Evaluate ``f`` at the rows of ``X`` as inner products :math:`\\langle f, k(x, \\cdot) \\rangle`.
@@ -352,7 +414,9 @@ class KernelExpansion:
         """
         Xa = self._check_X(X)
         # <f, k(x_j, .)> = a^T K(C, {x_j}) 1, for all j at once
-        return self.coef @ _gram(self.kernel, self.centers, Xa)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = self.coef @ _gram(self.kernel, self.centers, Xa)
+        return _finite_result(out, "<f, k(x, .)>")
 
     def evaluation_bound(self, X: Any) -> np.ndarray:
         """The bound :math:`\\sqrt{k(x, x)}\\, \\|f\\|` on :math:`|f(x)|` at each row of ``X``.
@@ -372,7 +436,9 @@ class KernelExpansion:
         diag = _kernel_diag(self.kernel, Xa)
         if np.any(diag < 0):
             raise ValueError("kernel(x, x) < 0 for some rows of X: the kernel is not positive definite")
-        return np.sqrt(diag) * self.norm()
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.sqrt(diag) * self.norm()
+        return _finite_result(out, "the evaluation bound sqrt(k(x, x)) ||f||")
 
     # ------------------------------------------------------------ Hilbert structure
     def inner(self, other: "KernelExpansion") -> float:
@@ -395,7 +461,8 @@ class KernelExpansion:
             If the kernels differ (see :func:`same_kernel`) or the dimensions differ.
         """
         g = self._check_other(other, "inner")
-        return float(self.coef @ _gram(self.kernel, self.centers, g.centers) @ g.coef)
+        v, e = _bilinear(self.coef, _gram(self.kernel, self.centers, g.centers), g.coef)
+        return _ldexp(v, e, "the inner product <f, g>")
 
     def gram(self) -> np.ndarray:
         """The Gram matrix :math:`K(C, C)` of the centers."""
@@ -412,20 +479,32 @@ class KernelExpansion:
             If :math:`a^\\top K a` is clearly negative, which shows that the
             kernel is not positive definite on these centers.
         """
+        q, e = self._squared_norm_scaled()
+        return _ldexp(q, e, "the squared norm a^T K a")
+
+    def _squared_norm_scaled(self) -> tuple[float, int]:
+        """``(q, e)`` with ``||f||^2 = q * 2**e``, ``q >= 0`` checked, computed at unit scale."""
         K = self.gram()
-        q = float(self.coef @ K @ self.coef)
-        scale = float(np.abs(self.coef) @ np.abs(K) @ np.abs(self.coef))
+        ca, ck = _pow2(self.coef), _pow2(K)
+        a, Ks = self.coef / ca, K / ck
+        q = float(a @ Ks @ a)
+        scale = float(np.abs(a) @ np.abs(Ks) @ np.abs(a))
         tol = 1e3 * np.finfo(float).eps * max(scale, np.finfo(float).tiny) * max(1, self.n_centers)
+        e = 2 * (math.frexp(ca)[1] - 1) + math.frexp(ck)[1] - 1
         if q < -tol:
+            qv = math.ldexp(q, e) if abs(e) < 1000 else q
             raise ValueError(
-                f"a^T K a = {q:.3g} < 0: the kernel is not positive definite on these centers, "
+                f"a^T K a = {qv:.3g} < 0: the kernel is not positive definite on these centers, "
                 "so it does not define an RKHS norm"
             )
-        return max(q, 0.0)
+        return max(q, 0.0), e
 
     def norm(self) -> float:
-        """The RKHS norm :math:`\\|f\\| = \\sqrt{a^\\top K(C, C)\\, a}`."""
-        return float(np.sqrt(self.squared_norm()))
+        """The RKHS norm :math:`\\|f\\| = \\sqrt{a^\\top K(C, C)\\, a}` (computed scale-safely)."""
+        q, e = self._squared_norm_scaled()
+        if e % 2:  # sqrt(q 2^e) = sqrt(2 q) 2^((e - 1) / 2)
+            q, e = 2.0 * q, e - 1
+        return _ldexp(math.sqrt(q), e // 2, "the norm ||f||")
 
     def distance(self, other: "KernelExpansion") -> float:
         """The RKHS distance :math:`\\|f - g\\|`."""
@@ -565,9 +644,12 @@ def project(
     Raises
     ------
     TypeError
-        If ``kernel`` is missing for value input or is not callable.
+        If ``kernel`` is missing for value input or is not callable, or an
+        input is complex or not numeric.
     ValueError
-        On mismatched kernels, dimensions or lengths, or non-finite input.
+        On mismatched kernels, dimensions or lengths, non-finite input, a
+        kernel whose Gram matrix on the centers is not symmetric, more than
+        ``MAX_PROJECT_CENTERS`` centers, or coefficients beyond float64.
 
     Examples
     --------
@@ -579,6 +661,11 @@ def project(
     array([1.])
     """
     C = check_array(centers, "centers")
+    if C.shape[0] > MAX_PROJECT_CENTERS:
+        raise ValueError(
+            f"centers has {C.shape[0]} points; the normal equations of the projection are an O(n^3) solve "
+            f"and n exceeds the limit MAX_PROJECT_CENTERS = {MAX_PROJECT_CENTERS}"
+        )
     if isinstance(target, KernelExpansion):
         if kernel is None:
             kernel = target.kernel
@@ -600,8 +687,21 @@ def project(
                 f"got target.shape={b.shape} and centers.shape={C.shape}"
             )
     if rcond is not None:
-        if isinstance(rcond, bool) or not isinstance(rcond, numbers.Real) or not (0 <= rcond < 1):
+        if isinstance(rcond, bool) or not isinstance(rcond, numbers.Real):
+            raise TypeError(f"rcond must be a number in [0, 1), got {type(rcond).__name__} {rcond!r}")
+        if not (0 <= rcond < 1):
             raise ValueError(f"rcond must be a number in [0, 1), got {rcond!r}")
     K = _gram(kernel, C, C)
-    w = _solve_normal_equations(K, b, rcond)
+    try:
+        check_symmetric(K, "kernel(centers, centers)")
+    except ValueError as exc:
+        raise ValueError(f"{exc}: the kernel must satisfy k(x, y) = k(y, x) to define a projection") from None
+    cb, ck = _pow2(b), _pow2(K)  # K w = b is linear: solve at unit scale (exact power-of-two rescaling)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = _solve_normal_equations(K / ck, b / cb, rcond) * (cb / ck)
+    if not np.all(np.isfinite(w)):
+        raise ValueError(
+            "the projection's coefficients overflow float64: target values too large for this kernel "
+            "(or the kernel matrix of the centers too small); rescale target"
+        )
     return KernelExpansion(kernel, C, w)

@@ -120,6 +120,8 @@ def test_sigmoid_matches_sklearn(gamma, coef0):
 @pytest.mark.parametrize("name", ["linear", "poly", "rbf", "sigmoid", "laplacian"])
 def test_make_kernel_matches_sklearn_pairwise(name):
     params = {"gamma": 0.4, "degree": 3, "coef0": 0.5}
+    if name == "laplacian":
+        params["metric"] = "manhattan"  # scikit-learn's Laplacian; ktheory's default norm is Euclidean
     k = make_kernel(name, **params)
     sk_params = {"linear": {}, "poly": params, "rbf": {"gamma": 0.4}, "sigmoid": {"gamma": 0.4, "coef0": 0.5},
                  "laplacian": {"gamma": 0.4}}[name]
@@ -248,8 +250,11 @@ def test_subsequence_gram_properties(words, n, lam):
     Kn = subsequence_gram(words, n=n, lam=lam)
     assert np.all(Kn >= 0) and np.all(Kn <= 1)
     np.testing.assert_array_equal(Kn, Kn.T)
+    # unit diagonal, also for strings shorter than n (documented convention: similar only to themselves)
+    np.testing.assert_allclose(np.diag(Kn), 1.0, rtol=1e-12)
     for i, w in enumerate(words):
-        assert Kn[i, i] == pytest.approx(1.0 if len(w) >= n else 0.0)
+        if len(w) < n:
+            assert all(Kn[i, j] == (1.0 if words[j] == w else 0.0) for j in range(len(words)))
 
 
 def test_subsequence_gram_pairwise_path_equals_feature_path():
