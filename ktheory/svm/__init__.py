@@ -2,12 +2,33 @@
 
 Each implementation lives in its own private module; the public names are
 re-exported here, so readers write ``from ktheory.svm import SVC``.
+
+The exact solver (:func:`hard_margin_dual_exact`, :func:`to_exact`,
+:class:`HardMarginSolution`) works in sympy; it is imported on first use of
+one of its names, so ``import ktheory.svm`` (and :class:`SVC`) does not import
+sympy.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
-from ktheory.svm._exact import HardMarginSolution, hard_margin_dual_exact, to_exact  # noqa: E402  (chapter 7)
-__all__ += ["HardMarginSolution", "hard_margin_dual_exact", "to_exact"]
-from ktheory.svm._smo import SVC, ConvergenceWarning, NotFittedError, SMOResult, smo_solve  # noqa: E402  (chapter 8)
-__all__ += ["SVC", "ConvergenceWarning", "NotFittedError", "SMOResult", "smo_solve"]
+import importlib
+from typing import Any
+
+from ktheory.svm._smo import SVC, ConvergenceWarning, NotFittedError, SMOResult, smo_solve  # (chapter 8)
+
+_EXACT = ("HardMarginSolution", "hard_margin_dual_exact", "to_exact")  # (chapter 7, in sympy)
+
+__all__ = [*_EXACT, "SVC", "ConvergenceWarning", "NotFittedError", "SMOResult", "smo_solve"]
+
+
+def __getattr__(name: str) -> Any:
+    """Load the exact solver (and sympy) on first access to one of its names."""
+    if name in _EXACT:
+        value = getattr(importlib.import_module("ktheory.svm._exact"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

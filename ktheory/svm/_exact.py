@@ -32,6 +32,7 @@ rational input gives rational output, surds stay surds.
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,56 @@ __all__ = ["HardMarginSolution", "hard_margin_dual_exact", "to_exact"]
 KernelSpec = Union[str, Callable[[tuple, tuple], Any]]
 
 _NAMED_KERNELS = ("linear", "poly", "rbf", "precomputed")
+
+#: Most candidate support sets :func:`hard_margin_dual_exact` enumerates (2**17; about
+#: n = 17 samples for a full-rank kernel, many more for a low-rank one). Each candidate
+#: costs a float screen (~0.1 ms) or an exact solve (ms to s), so the limit keeps the
+#: worst case (non-separable data) to minutes, not hours.
+MAX_SUPPORTS = 1 << 17
+
+#: Most entries :func:`to_exact` converts (one sympy number each, about 1 KB and
+#: several microseconds apiece): 10**6 entries take about a GB and tens of seconds.
+MAX_EXACT_ENTRIES = 10**6
+
+
+def _n_rows(X: Any) -> int | None:
+    """Number of rows of ``X`` without converting it (None if it cannot be told)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None:
+        try:
+            return int(shape[0]) if len(shape) >= 1 else None
+        except (TypeError, ValueError):
+            return None
+    try:
+        return len(X)
+    except TypeError:
+        return None
+
+
+def _n_candidates(n: int, max_size: int) -> int:
+    """Number of subsets of size 2..max_size of n points (an upper bound on the candidates)."""
+    return sum(math.comb(n, m) for m in range(2, max_size + 1))
+
+
+def _exact_rank(K: sp.Matrix) -> int | None:
+    """Exact rank of ``K`` (rational, algebraic or exp-of-rational entries), None if undecidable."""
+    from sympy.polys.constructor import construct_domain
+    from sympy.polys.matrices import DomainMatrix
+
+    n = K.rows
+    entries = list(K)
+    try:
+        dom, elems = construct_domain(entries, extension=True)
+        if dom.is_QQ or dom.is_ZZ or dom.is_AlgebraicField:
+            return int(DomainMatrix([elems[i * n:(i + 1) * n] for i in range(n)], (n, n), dom).to_field().rank())
+        sub = _exp_substitution(entries)
+        if sub is not None:
+            dom, elems = construct_domain(sub[0], field=True)
+            if not dom.is_EX:
+                return int(DomainMatrix([elems[i * n:(i + 1) * n] for i in range(n)], (n, n), dom).rank())
+    except Exception:  # pragma: no cover - construct_domain gives up on exotic input
+        return None
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -106,7 +157,9 @@ def to_exact(X: Any, name: str = "X") -> sp.Matrix:
     TypeError
         If an entry is not a real number (string, boolean, complex, symbol).
     ValueError
-        If ``X`` is not 2-D, is empty, is ragged or contains NaN or infinity.
+        If ``X`` is not 2-D, is empty, is ragged, contains NaN or infinity, or
+        has more than ``MAX_EXACT_ENTRIES`` (``10**6``) entries (refused before
+        converting any).
 
     Examples
     --------
@@ -119,6 +172,17 @@ def to_exact(X: Any, name: str = "X") -> sp.Matrix:
         raise TypeError(f"{name} must be an array, got None")
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{name} must be a numeric array, got a string {X!r}")
+    shape = getattr(X, "shape", None)
+    if shape is not None and not isinstance(shape, tuple):
+        shape = None
+    if shape is not None and all(isinstance(s, numbers.Integral) for s in shape):
+        size = math.prod(int(s) for s in shape)
+        if size > MAX_EXACT_ENTRIES:
+            raise ValueError(
+                f"{name} has {size:,} entries (shape {tuple(shape)}); to_exact converts at most "
+                f"MAX_EXACT_ENTRIES={MAX_EXACT_ENTRIES:,} (one sympy number each; more would take "
+                "gigabytes and minutes)"
+            )
     if isinstance(X, sp.MatrixBase):
         rows = [list(X.row(i)) for i in range(X.rows)]
         if X.rows == 0 or X.cols == 0:
@@ -143,6 +207,11 @@ def to_exact(X: Any, name: str = "X") -> sp.Matrix:
             )
         if arr.size == 0:
             raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample and one feature are needed")
+        if arr.size > MAX_EXACT_ENTRIES:
+            raise ValueError(
+                f"{name} has {arr.size:,} entries (shape {arr.shape}); to_exact converts at most "
+                f"MAX_EXACT_ENTRIES={MAX_EXACT_ENTRIES:,}"
+            )
         rows = arr.tolist()
         if any(isinstance(v, (list, tuple, np.ndarray)) for row in rows for v in row):
             raise ValueError(f"{name} must be a rectangular 2-D array of numbers (found a nested sequence)")
@@ -521,7 +590,12 @@ def hard_margin_dual_exact(
     coef0 : number
         Constant of the ``"poly"`` kernel.
     max_samples : int
-        Refuse problems with more samples than this (the enumeration is exponential).
+        Refuse problems with more samples than this (the enumeration is
+        exponential), before any conversion. Independently, problems whose
+        enumeration would visit more than ``MAX_SUPPORTS`` (``2**17``)
+        candidate support sets are refused with the count: supports larger
+        than ``rank(K) + 1`` are singular and not counted, so low-rank
+        kernels (linear in few dimensions) admit more samples.
     screen : bool
         Skip supports whose floating-point solution is clearly infeasible
         before the exact check (much faster; every returned answer is still
@@ -537,8 +611,9 @@ def hard_margin_dual_exact(
     ------
     ValueError
         Wrong shapes, NaN/inf, not exactly two classes, a non-symmetric or
-        non-positive-semidefinite kernel matrix, too many samples, or data that
-        are not separable in the kernel's feature space.
+        non-positive-semidefinite kernel matrix, too many samples or candidate
+        supports (the message gives the size and the limit), or data that are
+        not separable in the kernel's feature space.
     TypeError
         Non-numeric input or a kernel that is neither a known name nor callable.
 
@@ -554,16 +629,24 @@ def hard_margin_dual_exact(
     >>> sol.decision_expression(sp.symbols("x1 x2"))
     -x1*x2
     """
-    if isinstance(max_samples, bool) or not isinstance(max_samples, numbers.Integral) or max_samples < 2:
+    if isinstance(max_samples, bool) or not isinstance(max_samples, numbers.Integral):
+        raise TypeError(f"max_samples must be an integer >= 2, got {type(max_samples).__name__} {max_samples!r}")
+    if max_samples < 2:
         raise ValueError(f"max_samples must be an integer >= 2, got {max_samples!r}")
     if not callable(kernel) and not isinstance(kernel, str):
         raise TypeError(f"kernel must be a name {_NAMED_KERNELS} or a callable k(x, z); got {type(kernel).__name__}")
+    n0 = _n_rows(X)
+    if n0 is not None and n0 > max_samples:  # up front, before converting anything
+        raise ValueError(
+            f"X has {n0} samples; the exact solver enumerates supports (up to 2^n of them) and accepts at most "
+            f"max_samples={max_samples}. Use ktheory.svm.SVC for larger problems."
+        )
     Xe = to_exact(X, "X")
     n = Xe.rows
     d, classes = _labels(y, n)
     if n > max_samples:
         raise ValueError(
-            f"X has {n} samples; the exact solver enumerates supports (2^n of them) and accepts at most "
+            f"X has {n} samples; the exact solver enumerates supports (up to 2^n of them) and accepts at most "
             f"max_samples={max_samples}. Use ktheory.svm.SVC for larger problems."
         )
     kfun = _exact_kernel(kernel, degree, gamma, coef0, Xe.cols)
@@ -599,7 +682,12 @@ def hard_margin_dual_exact(
             if K[i, j] != K[j, i] and not _is_zero(K[i, j] - K[j, i]):
                 raise ValueError(f"the kernel matrix must be symmetric; K[{i},{j}] = {K[i, j]} != K[{j},{i}] = {K[j, i]}")
     try:
-        Kf = np.array(K.evalf(30).tolist(), dtype=float)
+        # floats of K / max|K| (exact division first): scale-free, so that entries near
+        # 1e±400 (exact input scaled by 10**200) neither overflow nor underflow. The PSD
+        # test and the float screen below are invariant under this scaling.
+        kmax = max((abs(e) for e in K), key=lambda e: sp.N(e, 30))
+        Kn = K if _sign(kmax) == 0 else K / kmax
+        Kf = np.array(Kn.evalf(30).tolist(), dtype=float)
     except TypeError:
         raise ValueError("the kernel matrix must be real; it has complex or non-numeric entries") from None
     if not np.all(np.isfinite(Kf)):
@@ -615,10 +703,29 @@ def hard_margin_dual_exact(
     Qf = Kf * np.outer(dv, dv)
     Kd = sp.Matrix(n, n, lambda i, j: K[i, j] * d[i] * d[j])
 
+    # Supports that make the KKT matrix exactly singular are skipped without solving
+    # (the exact solve would reject them anyway, so the answer is unchanged):
+    # rank([[Q_PP, d_P], [d_P^T, 0]]) <= rank(K) + 2 < |P| + 1 when |P| > rank(K) + 1,
+    # and two samples with the same row of K (duplicates) give two proportional rows.
+    rank = _exact_rank(K)
+    max_size = n if rank is None else min(n, rank + 1)
+    count = _n_candidates(n, max_size)
+    if count > MAX_SUPPORTS:
+        raise ValueError(
+            f"the exact solver would enumerate up to {count:,} candidate support sets for n={n} samples "
+            f"(supports of 2..{max_size} points"
+            + ("" if rank is None else f"; the kernel matrix has rank {rank}")
+            + f"), more than the limit MAX_SUPPORTS={MAX_SUPPORTS:,}; that could run for hours. "
+            "Use fewer samples or ktheory.svm.SVC."
+        )
+    twin = [[j for j in range(i) if all(K[i, k] == K[j, k] for k in range(n))] for i in range(n)]
+
     def candidates():
-        for size in range(2, n + 1):
+        for size in range(2, max_size + 1):
             for P in itertools.combinations(range(n), size):
                 if any(d[i] > 0 for i in P) and any(d[i] < 0 for i in P):
+                    if any(j in P for i in P for j in twin[i]):
+                        continue
                     yield P
 
     tol = 1e-7

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -54,6 +55,7 @@ import numpy as np
 from scipy.linalg import blas as _blas
 
 from .._validation import check_array, check_positive, check_symmetric
+from ._input import NotFittedError, not_fitted_error, validate_X, validate_y
 
 __all__ = [
     "SVC",
@@ -72,22 +74,16 @@ TAU = 1e-12
 #: ``n <= 16384`` training samples; the Gram matrix takes ``n**2 * 8`` bytes).
 DEFAULT_GRAM_LIMIT_MB = 2048.0
 
-# libsvm's own safety cap on the number of iterations when max_iter = -1.
-_LIBSVM_MAX_ITER = 10_000_000
+# max_iter = -1: no limit (scikit-learn's libsvm has no cap either); the loop
+# stops at the tolerance, which SMO with libsvm's working-set selection reaches
+# in finitely many steps (Chen, Fan and Lin 2006).
+_NO_LIMIT = sys.maxsize
 
 _NAMED_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
 
 class ConvergenceWarning(UserWarning):
     """Warned when SMO stops at ``max_iter`` before reaching ``tol``."""
-
-
-class NotFittedError(ValueError, AttributeError):
-    """Raised when an estimator is used before :meth:`SVC.fit`.
-
-    Subclasses both ``ValueError`` and ``AttributeError``, like
-    scikit-learn's exception of the same name.
-    """
 
 
 @dataclass(frozen=True)
@@ -138,8 +134,9 @@ def smo_solve(
     tol : float, default 1e-3
         Stopping tolerance on ``m(a) - M(a)`` (libsvm's ``eps``), ``> 0``.
     max_iter : int, default -1
-        Maximum number of iterations; ``-1`` means libsvm's own cap
-        (``10**7``). Reaching it issues a :class:`ConvergenceWarning`.
+        Maximum number of iterations; ``-1`` means no limit (as
+        scikit-learn's libsvm). Reaching a limit you set issues a
+        :class:`ConvergenceWarning`.
     check_input : bool, optional
         Validate ``K`` and ``y`` (shape, finiteness, symmetry, labels); on by
         default. Switch it off only for input from a trusted caller.
@@ -152,9 +149,12 @@ def smo_solve(
     Raises
     ------
     ValueError
-        If ``K`` is not a finite symmetric square matrix, ``y`` is not a
-        ``{-1, +1}`` vector of matching length containing both labels, or
-        ``C``, ``tol``, ``max_iter`` are out of range.
+        If ``K`` is not a finite symmetric square matrix (symmetric to a
+        tolerance that follows its dtype: ``1e-10`` relative for float64,
+        ``100 * eps`` for float32), ``y`` is not a ``{-1, +1}`` vector of
+        matching length containing both labels, ``C``, ``tol``, ``max_iter``
+        are out of range, or the iteration overflows (kernel values too large
+        for float64).
 
     Examples
     --------
@@ -169,10 +169,11 @@ def smo_solve(
     tol = check_positive(tol, "tol")
     max_iter = _check_max_iter(max_iter)
     if check_input:
+        in_dtype = getattr(K, "dtype", None)
         K = check_array(K, "K")
         if K.shape[0] != K.shape[1]:
             raise ValueError(f"K must be a square (n, n) kernel matrix; got shape {K.shape}")
-        check_symmetric(K, "K")
+        K = _checked_symmetric(K, "K", in_dtype)
         y = check_array(y, "y", ndim=1)
         if y.shape[0] != K.shape[0]:
             raise ValueError(f"y has {y.shape[0]} entries but K is {K.shape[0]} x {K.shape[0]}")
@@ -186,11 +187,34 @@ def smo_solve(
     return _smo(K, y, C, tol, max_iter)
 
 
+def _sym_rtol(dtype: Any) -> float:
+    """Relative symmetry tolerance for a matrix that came with ``dtype``: ``1e-10``
+    for float64 (and integers), ``100 * eps`` for lower-precision floats."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        return 1e-10
+    if dt.kind == "f" and dt.itemsize < 8:
+        return max(1e-10, 100.0 * float(np.finfo(dt).eps))
+    return 1e-10
+
+
+def _checked_symmetric(K: np.ndarray, name: str, in_dtype: Any) -> np.ndarray:
+    """``K`` (float64) checked for symmetry to the tolerance of its input dtype; a
+    low-precision input admitted with a rounding-level asymmetry is replaced by its
+    symmetric part ``(K + K.T) / 2`` (K is then a private copy)."""
+    rtol = _sym_rtol(in_dtype)
+    check_symmetric(K, name, rtol=rtol)
+    if rtol > 1e-10:
+        K = 0.5 * (K + K.T)
+    return K
+
+
 def _check_max_iter(max_iter: Any) -> int:
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
         raise TypeError(f"max_iter must be an integer (-1 for no limit), got {max_iter!r}")
     if max_iter == -1:
-        return _LIBSVM_MAX_ITER
+        return _NO_LIMIT
     if max_iter <= 0:
         raise ValueError(f"max_iter must be a positive integer or -1 for no limit, got {max_iter!r}")
     return int(max_iter)
@@ -219,7 +243,7 @@ def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray, 
             np.maximum(out, half_tau, out=out)
 
 
-def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray:
+def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray | None:
     """``H = 1 - K`` for the RBF kernel ``K = exp(-gamma ||x - y||^2)``, clipped at ``TAU / 2``.
 
     One BLAS product of augmented matrices gives the exponents
@@ -228,6 +252,7 @@ def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray:
     blocks that fit in cache. The diagonal is set to ``TAU / 2`` (``a_ii = 0``);
     a block is clipped only if it holds a smaller value (duplicate points).
     Agrees with ``1 - ktheory.kernels.rbf_kernel(X, gamma=gamma)`` to rounding.
+    Returns None if a value is NaN (the exponents overflowed: ``X`` near ``1e200``).
     """
     n, d = X.shape
     half_tau = 0.5 * TAU
@@ -249,24 +274,60 @@ def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray:
         np.subtract(1.0, blk, out=blk)
         r = np.arange(blk.shape[0])
         blk[r, r + a] = half_tau
-        if blk.ravel()[blk.argmin()] < half_tau:
+        low = blk.ravel()[blk.argmin()]  # argmin finds a NaN first
+        if low != low:
+            return None
+        if low < half_tau:
             np.maximum(blk, half_tau, out=blk)
     return H
 
 
 def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> SMOResult:
     """SMO on a validated kernel matrix (copied into the shifted form ``H``)."""
+    scale = _tiny_scale(K)
+    if scale != 1.0:
+        K = K / scale
     QD = np.array(np.diagonal(K), dtype=np.float64)
     w, const_diag = _weights(QD)
     H = np.empty_like(K, dtype=np.float64)
     step = _block_rows(K.shape[0])
     for a in range(0, K.shape[0], step):
         _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
-    return _smo_core(H, y, QD, const_diag, C, eps, max_iter)
+    return _smo_core(H, y, QD, const_diag, C, eps, max_iter, scale)
+
+
+#: Below this largest diagonal entry of K the problem is solved rescaled (see :func:`_smo_core`).
+_SMALL_SCALE = 1e-8
+
+
+def _tiny_scale(K: np.ndarray) -> float:
+    """``s = max |diag K|`` if it is below ``_SMALL_SCALE`` (then solve with ``K / s``), else 1.
+
+    The dual is invariant under ``K -> K / s``, ``C -> C s``, ``alpha -> alpha s``
+    (objective ``* s``; same gradient, gap and intercept). libsvm's absolute ``TAU``
+    breaks that invariance when every curvature is below it: with ``K`` near
+    ``1e-200`` and ``C`` near ``1e200`` each step would move by about ``1e12`` and
+    the iteration would run practically forever. Such problems are solved
+    rescaled (:func:`_smo_core`'s ``scale``); all others exactly as libsvm.
+    """
+    d = np.abs(np.diagonal(K))
+    s = float(d.max()) if d.size else 0.0
+    return s if 0.0 < s < _SMALL_SCALE else 1.0
 
 
 def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
-              eps: float, max_iter: int) -> SMOResult:
+              eps: float, max_iter: int, scale: float = 1.0) -> SMOResult:
+    """SMO on ``H`` built from ``K / scale`` (see :func:`_tiny_scale`); the result is
+    that of the problem with ``K`` itself."""
+    if scale == 1.0:
+        return _smo_iterate(H, y, QD, const_diag, C, eps, max_iter)
+    res = _smo_iterate(H, y, QD, const_diag, C * scale, eps, max_iter)
+    return SMOResult(alpha=res.alpha / scale, intercept=res.intercept, objective=res.objective / scale,
+                     n_iter=res.n_iter, gap=res.gap, converged=res.converged)
+
+
+def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
+                 eps: float, max_iter: int) -> SMOResult:
     """The SMO iteration.
 
     ``H = w[None, :] - K`` where ``w = diag(K)`` if the diagonal is constant
@@ -317,6 +378,12 @@ def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C:
         if gap < eps:
             converged = True
             break
+        if not gap < inf:  # NaN or inf: the gradient overflowed; never "converge" on it
+            raise ValueError(
+                f"SMO diverged at iteration {n_iter}: the gradient is not finite (maximal violation "
+                f"{gap}); the kernel values are too large for float64 (max |K_ij| about "
+                f"{float(np.max(np.abs(H))):.3g}). Rescale X or change the kernel's parameters."
+            )
         if n_iter >= max_iter:
             break
         Hi = H[i]
@@ -454,36 +521,52 @@ class SVC:
     """Binary soft-margin support vector classifier trained by SMO, as libsvm.
 
     Mirrors ``sklearn.svm.SVC`` for two classes: same parameters (those listed
-    here), same learned attributes and signs, and, because it runs the same
-    algorithm in the same order, the same solution to within the tolerance.
+    here) **with the same defaults** as ``sklearn.svm.SVC`` (``C=1.0``,
+    ``kernel="rbf"``, ``degree=3``, ``gamma="scale"``, ``coef0=0.0``,
+    ``tol=1e-3``, ``max_iter=-1``), same learned attributes and signs, and,
+    because it runs the same algorithm in the same order, the same solution to
+    within the tolerance. (The kernel *functions* of :mod:`ktheory.kernels`
+    have the book's defaults; the estimator passes every parameter explicitly.)
 
     Parameters
     ----------
     C : float, default 1.0
         Box constraint ``0 <= alpha_i <= C``; ``> 0``.
     kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default "rbf"
-        A name (scikit-learn's parametrisation, built by
-        :func:`ktheory.kernels.make_kernel`), a callable ``k(X, Y)`` returning
-        the ``(len(X), len(Y))`` Gram block, or ``"precomputed"``: then ``X``
-        in :meth:`fit` is the ``(n, n)`` training Gram matrix and in
-        :meth:`predict` the ``(n_test, n_train)`` matrix of kernel values
-        against the training points.
+        A name (scikit-learn's parametrisation: ``"linear"`` ``<x, z>``,
+        ``"poly"`` ``(gamma <x, z> + coef0)^degree``, ``"rbf"``
+        ``exp(-gamma ||x - z||^2)``, ``"sigmoid"`` ``tanh(gamma <x, z> + coef0)``,
+        evaluated by the functions of :mod:`ktheory.kernels`), a callable
+        ``k(X, Y)`` returning the ``(len(X), len(Y))`` Gram block, or
+        ``"precomputed"``: then ``X`` in :meth:`fit` is the ``(n, n)`` training
+        Gram matrix and in :meth:`predict` the ``(n_test, n_train)`` matrix of
+        kernel values against the training points. A fitted model stores the
+        kernel by name and parameters, so it can be pickled (with a callable
+        kernel: if the callable can).
     degree : int, default 3
-        Degree of ``"poly"``.
+        Degree of ``"poly"`` (an integer ``>= 1``; ignored by other kernels).
     gamma : {"scale", "auto"} or float, default "scale"
-        Kernel coefficient of ``"poly"``, ``"rbf"``, ``"sigmoid"``: ``"scale"``
-        is ``1 / (n_features * X.var())`` (1 if ``X.var() == 0``), ``"auto"`` is
-        ``1 / n_features``, a float is used as is (``> 0``).
+        Kernel coefficient of ``"poly"``, ``"rbf"``, ``"sigmoid"`` (the linear
+        kernel has none): ``"scale"`` is ``1 / (n_features * X.var())`` (1 if
+        ``X.var() == 0``), ``"auto"`` is ``1 / n_features``, a float is used as
+        is (``> 0``). If ``"scale"`` is not representable in float64 (``X``
+        near ``1e±200``) ``fit`` says so and asks for rescaled data or a
+        numeric gamma.
     coef0 : float, default 0.0
         Constant of ``"poly"`` and ``"sigmoid"``.
     tol : float, default 1e-3
         Stopping tolerance on the maximal violation ``m(alpha) - M(alpha)``.
+        A ``tol`` above 2 stops before the first step (no support vectors;
+        every decision value is then the intercept).
     max_iter : int, default -1
-        Iteration limit, ``-1`` for none (libsvm's safety cap of ``10**7``).
+        Iteration limit, ``-1`` for none (as scikit-learn's libsvm: SMO
+        stops at ``tol``). A limit you set that is reached issues a
+        :class:`ConvergenceWarning`.
     gram_limit_mb : float, default 2048
         Refuse (``ValueError``) to build a training Gram matrix larger than
         this many MiB. The matrix takes ``n**2 * 8`` bytes: 1000 samples need
-        8 MB, 5000 need 200 MB, 16384 need 2 GiB.
+        8 MB, 5000 need 200 MB, 16384 need 2 GiB. (Not a parameter of
+        scikit-learn's SVC, which caches kernel rows instead.)
 
     Attributes
     ----------
@@ -519,10 +602,17 @@ class SVC:
 
     Notes
     -----
-    Labels: any two distinct values. libsvm gives the label ``+1`` to
+    Labels: any two distinct values (numbers, strings, booleans); floats must
+    be whole numbers (non-integer floats are a regression target and are
+    refused, as scikit-learn does). libsvm gives the label ``+1`` to
     ``classes_[0]`` inside the solver and scikit-learn flips the signs
     afterwards; the dual problem is invariant under ``y -> -y``, so this class
     does the same and reports scikit-learn's signs.
+
+    Input: dense arrays only (sparse matrices are refused with a message);
+    ``bool`` is read as 0/1, ``float32`` is converted to float64 (a
+    precomputed float32 Gram matrix is checked for symmetry to float32's
+    rounding level); complex input is refused.
 
     Memory: the whole training Gram matrix is computed once (BLAS) and kept in
     memory, ``n**2 * 8`` bytes; see ``gram_limit_mb``.
@@ -535,6 +625,9 @@ class SVC:
     >>> clf.support_.tolist(), np.round(clf.dual_coef_, 6).tolist(), np.round(clf.intercept_, 6).tolist()
     ([1, 3], [[-0.25, 0.25]], [0.0])
     >>> clf.predict([[-0.8, -1.0]]).tolist()
+    [1]
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(clf)).predict([[-0.8, -1.0]]).tolist()
     [1]
     """
 
@@ -593,7 +686,10 @@ class SVC:
             default = sig.parameters[name].default
             if not (default is value or (isinstance(default, (int, float, str)) and default == value
                                          and type(default) is type(value))):
-                parts.append(f"{name}={value!r}")
+                if callable(value) and hasattr(value, "__qualname__"):  # no address: stable across runs
+                    parts.append(f"{name}=<{type(value).__name__} {value.__qualname__}>")
+                else:
+                    parts.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(parts)})"
 
     _estimator_type = "classifier"
@@ -615,93 +711,187 @@ class SVC:
         check_positive(self.tol, "tol")
         _check_max_iter(self.max_iter)
         check_positive(self.gram_limit_mb, "gram_limit_mb")
-        if not (callable(self.kernel) or self.kernel == "precomputed" or self.kernel in _NAMED_KERNELS):
-            raise ValueError(
-                f"kernel must be one of {_NAMED_KERNELS}, 'precomputed' or a callable k(X, Y); "
-                f"got {self.kernel!r}"
-            )
+        kernel = self.kernel
+        if not callable(kernel):
+            if not isinstance(kernel, str):
+                raise TypeError(
+                    f"kernel must be one of {_NAMED_KERNELS}, 'precomputed' or a callable k(X, Y); "
+                    f"got {type(kernel).__name__} {kernel!r}"
+                )
+            if kernel != "precomputed" and kernel not in _NAMED_KERNELS:
+                raise ValueError(
+                    f"kernel must be one of {_NAMED_KERNELS}, 'precomputed' or a callable k(X, Y); "
+                    f"got {kernel!r}"
+                )
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):
                 raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {self.gamma!r}")
         else:
             check_positive(self.gamma, "gamma")
+        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
+            raise TypeError(f"degree must be an integer, got {type(self.degree).__name__} {self.degree!r}")
+        if self.degree < (1 if kernel == "poly" else 0):
+            raise ValueError(f"degree must be an integer >= 1 for kernel='poly', got {self.degree!r}")
+        if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real):
+            raise TypeError(f"coef0 must be a real number, got {type(self.coef0).__name__} {self.coef0!r}")
+        if not np.isfinite(float(self.coef0)):
+            raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
 
-    def _gamma_value(self, X: np.ndarray) -> float:
-        if self.gamma == "scale":
-            var = float(X.var())
-            return 1.0 / (X.shape[1] * var) if var != 0.0 else 1.0
+    def _gamma_value(self, X: np.ndarray) -> float | None:
+        """The kernel coefficient used for ``X`` (None for kernels without one)."""
+        if callable(self.kernel) or self.kernel in ("linear", "precomputed"):
+            return None
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
-        return float(self.gamma)
+        if self.gamma != "scale":
+            return float(self.gamma)
+        # 1 / (n_features * X.var()), as scikit-learn, computed without overflow:
+        # directly (bit for bit sklearn's value) when X's scale allows it,
+        # through X / max|X| otherwise.
+        s = float(np.max(np.abs(X)))
+        if s == 0.0:
+            return 1.0
+        if 1e-150 < s < 1e150:
+            var = float(X.var())
+            return 1.0 / (X.shape[1] * var) if var != 0.0 else 1.0
+        rel = float((X / s).var())
+        if rel == 0.0:
+            return 1.0
+        with np.errstate(over="ignore", under="ignore"):
+            g = 1.0 / (X.shape[1] * rel) / s / s
+        if not (np.isfinite(g) and g >= np.finfo(np.float64).tiny):
+            log_var = 2.0 * np.log10(s) + np.log10(rel)
+            raise ValueError(
+                f"gamma='scale' is 1 / (n_features * X.var()) with X.var() about 1e{log_var:.0f}, "
+                "which is not representable in float64 (X's values are too "
+                f"{'large' if s > 1 else 'small'}, max |X| = {s:.3g}). Rescale X (e.g. standardise "
+                "its columns) or pass a numeric gamma."
+            )
+        return g
 
-    def _kernel_function(self) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-        if callable(self.kernel):
-            return self.kernel
-        from ..kernels import make_kernel
+    def _kernel_block(self, A: np.ndarray, B: np.ndarray | None) -> np.ndarray:
+        """``k(A, B)`` (``B=None``: ``k(A, A)``) for the kernel stored at fit time,
+        evaluated by the public functions of :mod:`ktheory.kernels` (or the callable)."""
+        p = self._kernel_params_
+        kern = p["kernel"]
+        if callable(kern):
+            return kern(A, A if B is None else B)
+        from .. import kernels as km
 
-        return make_kernel(self.kernel, gamma=self._gamma_, degree=self.degree, coef0=self.coef0)
+        if kern == "linear":
+            return km.linear_kernel(A, B)
+        if kern == "poly":
+            return km.polynomial_kernel(A, B, degree=p["degree"], gamma=p["gamma"], coef0=p["coef0"])
+        if kern == "rbf":
+            return km.rbf_kernel(A, B, gamma=p["gamma"])
+        if kern == "sigmoid":
+            return km.sigmoid_kernel(A, B, gamma=p["gamma"], coef0=p["coef0"])
+        raise ValueError(f"unknown kernel {kern!r}")  # pragma: no cover - checked in fit
 
-    def _gram(self, A: np.ndarray, B: np.ndarray, what: str) -> np.ndarray:
-        Kab = self._kernel_fn_(A, B)
-        Kab = np.asarray(Kab, dtype=np.float64)
-        if Kab.shape != (A.shape[0], B.shape[0]):
+    def _set_kernel(self, X: np.ndarray) -> None:
+        """Store the kernel by name and parameters (``_kernel_params_``): picklable,
+        and unaffected by ``set_params`` after fitting."""
+        self._gamma_ = None if self.kernel == "precomputed" else self._gamma_value(X)
+        self._kernel_params_ = {
+            "kernel": self.kernel,
+            "gamma": self._gamma_,
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+        }
+
+    def _gram(self, A: np.ndarray, B: np.ndarray | None, what: str) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # checked below
+            Kab = self._kernel_block(A, B)
+            Kab = np.asarray(Kab, dtype=np.float64)
+        m = A.shape[0] if B is None else B.shape[0]
+        if Kab.shape != (A.shape[0], m):
             raise ValueError(
                 f"the kernel returned an array of shape {Kab.shape} for the {what}; "
-                f"expected ({A.shape[0]}, {B.shape[0]})"
+                f"expected ({A.shape[0]}, {m})"
             )
-        if not np.all(np.isfinite(Kab)):
-            raise ValueError(f"the kernel returned NaN or infinite values for the {what}")
+        if not np.isfinite(np.add.reduce(Kab, axis=None)) and not np.all(np.isfinite(Kab)):
+            raise ValueError(
+                f"the {self._kernel_name()} kernel gave NaN or infinite values for the {what} "
+                "(overflow: X's values too large for this kernel and gamma / coef0 / degree); "
+                "rescale X or change the kernel's parameters"
+            )
         return Kab
+
+    def _kernel_name(self) -> str:
+        k = self._kernel_params_["kernel"]
+        return "callable" if callable(k) else repr(k)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "dual_coef_"):
-            raise NotFittedError(
-                f"this {type(self).__name__} instance is not fitted yet; call fit(X, y) first"
-            )
+            raise not_fitted_error(self)
 
-    def _training_h(self, X: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    def _training_h(self, X: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float]:
         """Training Gram matrix in libsvm's sample order, stored as ``H = w - K`` (see :func:`_smo_core`).
 
         Named kernels are evaluated by one call of the kernel from
         :mod:`ktheory.kernels` (a BLAS matrix product and in-place updates) and
         turned into ``H`` in place; the only ``n x n`` array is the result.
+        The RBF kernel has its own fused path (:func:`_rbf_h`), and falls back on
+        the kernel function if that overflows. A non-finite Gram matrix is a
+        ``ValueError``. The last value returned is the scale ``s`` the matrix
+        was divided by (see :func:`_tiny_scale`; 1 unless the kernel is tiny).
         """
         n = order.shape[0]
         step = _block_rows(n)
         if self.kernel == "precomputed":
-            QD = np.array(X[order, order], dtype=np.float64)
+            s = _tiny_scale(X)
+            QD = np.array(X[order, order], dtype=np.float64) / s
             w, const_diag = _weights(QD)
             H = np.empty((n, n))
             for a in range(0, n, step):
-                _to_h(X[order[a:a + step]][:, order], w, const_diag, H[a:a + step], a)
-            return H, QD, const_diag
+                rows = X[order[a:a + step]][:, order]
+                _to_h(rows if s == 1.0 else rows / s, w, const_diag, H[a:a + step], a)
+            return H, QD, const_diag, s
         Xo = X[order]
-        kern = self._kernel_fn_
         if callable(self.kernel):
-            K = self._gram(Xo, Xo, "training data")
+            K = self._gram(Xo, None, "training data")
             check_symmetric(K, "the Gram matrix returned by the kernel callable")
+            s = _tiny_scale(K)
+            if s != 1.0:
+                K = K / s  # a new array: never overwrite what the callable returned
             QD = np.array(np.diagonal(K), dtype=np.float64)
             w, const_diag = _weights(QD)
             H = np.empty((n, n))  # never overwrite what the callable returned
             for a in range(0, n, step):
                 _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
-            return H, QD, const_diag
+            return H, QD, const_diag, s
         if self.kernel == "rbf":
-            return _rbf_h(Xo, float(self._gamma_)), np.ones(n), True
+            with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # NaN -> None
+                H = _rbf_h(Xo, float(self._gamma_))
+            if H is not None:
+                return H, np.ones(n), True, 1.0
+            # the fused exponents overflowed (X near 1e200): evaluate the kernel by
+            # ktheory.kernels.rbf_kernel instead (a NaN there is a ValueError in _gram)
         # other named kernels: one call of ktheory.kernels (a BLAS product and
         # in-place updates), then turned into H in place, block by block
-        K = np.ascontiguousarray(kern(Xo), dtype=np.float64)
-        if not np.isfinite(np.add.reduce(K, axis=None)) and not np.all(np.isfinite(K)):
-            raise ValueError(
-                f"the {self.kernel!r} kernel overflowed (NaN or infinity in the Gram matrix); "
-                "rescale X or change gamma / coef0 / degree"
-            )
+        K = np.ascontiguousarray(self._gram(Xo, None, "training data"), dtype=np.float64)
+        s = _tiny_scale(K)
+        if s != 1.0:
+            K /= s
         QD = np.array(np.diagonal(K), dtype=np.float64)
         w, const_diag = _weights(QD)
         for a in range(0, n, step):
             _to_h(K[a:a + step], w, const_diag, K[a:a + step], a)
         H = K
-        return H, QD, const_diag
+        return H, QD, const_diag, s
+
+    def _validate_test_X(self, X: Any) -> np.ndarray:
+        X, _ = validate_X(X, "X", estimator=type(self).__name__)
+        if X.shape[1] != self.n_features_in_:
+            m, k = self.n_features_in_, X.shape[1]
+            what = (f" (kernel='precomputed': X has {k} columns but must hold the kernel values "
+                    f"against the {m} training samples, shape (n_test, {m}))"
+                    if self.kernel == "precomputed"
+                    else f": X has {k} columns but the training data had {m} features")
+            raise ValueError(
+                f"X has {k} features, but {type(self).__name__} is expecting {m} features as input{what}"
+            )
+        return X
 
     # -- fit / predict -------------------------------------------------------
     def fit(self, X: Any, y: Any) -> "SVC":
@@ -724,37 +914,18 @@ class SVC:
         ------
         ValueError
             For NaN/inf in ``X`` or ``y``, mismatched lengths, one class only or
-            more than two classes, a non-square or non-symmetric precomputed
-            matrix, invalid parameters, or a Gram matrix above ``gram_limit_mb``.
+            more than two classes, continuous (non-integer float) labels, a
+            non-square or non-symmetric precomputed matrix, invalid parameters,
+            a Gram matrix above ``gram_limit_mb``, or a Gram matrix that
+            overflows (NaN or infinity).
+        TypeError
+            For sparse, complex, string or ``None`` input and parameters of the
+            wrong type.
         """
         self._check_params()
-        X = check_array(X, "X")
+        X, in_dtype = validate_X(X, "X", estimator=type(self).__name__)
         n = X.shape[0]
-        y_arr = np.asarray(y)
-        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
-            y_arr = y_arr.ravel()
-        if y_arr.ndim != 1:
-            raise ValueError(f"y must be a 1-D array of labels; got shape {y_arr.shape}")
-        if y_arr.shape[0] != n:
-            raise ValueError(f"X has {n} samples (rows) but y has {y_arr.shape[0]} labels")
-        if y_arr.dtype.kind in "fc" and not np.all(np.isfinite(y_arr)):
-            raise ValueError("y contains NaN or infinity")
-        if y_arr.dtype.kind == "O" and any(lab is None for lab in y_arr.tolist()):
-            raise ValueError("y contains None")
-        try:
-            classes, cls = np.unique(y_arr, return_inverse=True)
-        except TypeError as exc:
-            raise TypeError(f"the labels in y must be mutually comparable values: {exc}") from None
-        cls = cls.ravel()
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"y contains a single class ({classes[0]!r}); a classifier needs two classes"
-            )
-        if classes.shape[0] > 2:
-            raise ValueError(
-                f"y contains {classes.shape[0]} classes; SVC is binary (two classes). "
-                "Multiclass SVMs come in Chapter 9 (MulticlassSVC)."
-            )
+        classes, cls = validate_y(y, n, estimator=type(self).__name__)
         need_mb = n * n * 8 / 2**20
         if need_mb > float(self.gram_limit_mb):
             raise ValueError(
@@ -776,15 +947,11 @@ class SVC:
                     f"with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
                     f"got shape {X.shape}"
                 )
-            check_symmetric(X, "X (precomputed Gram matrix)")
-            self._gamma_ = None
-            self._kernel_fn_ = None
-        else:
-            self._gamma_ = self._gamma_value(X) if not callable(self.kernel) else None
-            self._kernel_fn_ = self._kernel_function()
-        H, QD, const_diag = self._training_h(X, order)
+            X = _checked_symmetric(X, "X (precomputed Gram matrix)", in_dtype)
+        self._set_kernel(X)
+        H, QD, const_diag, scale = self._training_h(X, order)
         res = _smo_core(H, y_int, QD, const_diag, float(self.C), float(self.tol),
-                        _check_max_iter(self.max_iter))
+                        _check_max_iter(self.max_iter), scale)
         del H
 
         alpha = np.empty(n)
@@ -824,29 +991,29 @@ class SVC:
         Returns
         -------
         numpy.ndarray of shape (n_test,)
-            Positive values predict ``classes_[1]``.
+            Positive values predict ``classes_[1]``. A model without support
+            vectors (``tol >= 2``) returns the intercept for every point.
 
         Raises
         ------
         NotFittedError
             If called before :meth:`fit`.
         ValueError
-            For NaN/inf or a wrong number of columns.
+            For NaN/inf, a wrong number of columns, or kernel values that
+            overflow.
+        TypeError
+            For sparse, complex or non-numeric input.
         """
         self._check_fitted()
-        X = check_array(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            what = "training samples (columns of the test Gram matrix)" if self.kernel == "precomputed" else "features"
-            raise ValueError(
-                f"X has {X.shape[1]} columns but this SVC was fitted with "
-                f"{self.n_features_in_} {what}"
-            )
+        X = self._validate_test_X(X)
         coef = self.dual_coef_[0]
-        out = np.empty(X.shape[0])
-        if self.kernel == "precomputed":
+        out = np.zeros(X.shape[0])
+        if coef.size == 0:
+            pass  # no support vector: f(x) = b
+        elif self.kernel == "precomputed":
             np.dot(X[:, self.support_], coef, out=out)
         else:
-            n_sv = max(1, self.support_vectors_.shape[0])
+            n_sv = self.support_vectors_.shape[0]
             step = max(1, (1 << 22) // n_sv)
             for a in range(0, X.shape[0], step):
                 b = min(X.shape[0], a + step)
@@ -866,9 +1033,20 @@ class SVC:
         return self.classes_[positive.astype(np.intp)]
 
     def score(self, X: Any, y: Any) -> float:
-        """Mean accuracy of :meth:`predict` on ``X`` against ``y``."""
-        y_arr = np.asarray(y)
+        """Mean accuracy of :meth:`predict` on ``X`` against ``y``.
+
+        Raises
+        ------
+        ValueError
+            If ``y`` is not a 1-D array with one label per row of ``X`` (a
+            column vector is accepted), and as :meth:`predict`.
+        """
         pred = self.predict(X)
+        if y is None:
+            raise ValueError("score requires y to be passed, but the target y is None")
+        y_arr = np.asarray(y)
+        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+            y_arr = y_arr.ravel()
         if y_arr.shape != pred.shape:
-            raise ValueError(f"y has shape {y_arr.shape}, expected {pred.shape}")
+            raise ValueError(f"y has shape {y_arr.shape}, expected {pred.shape} (one label per row of X)")
         return float(np.mean(pred == y_arr))
