@@ -1,0 +1,786 @@
+"""Nonlinear classifiers before kernels (Chapter 1): the instruments of the opening chapter.
+
+* :class:`PiecewiseLinearClassifier`: each class is the union of ``l_i`` subclasses, each
+  subclass has a linear discriminant ``g_i^l(x) = a_i^l . (x, 1)``, the class score is
+  ``g_i(x) = max_l g_i^l(x)`` and ``x`` goes to the class with the largest score. Trained by
+  the error-correction rule of the seed notes (a multi-class perceptron over subclasses),
+  started from the subclass means found by a seeded k-means in each class (which alone is the
+  minimum-distance classifier to subclass means, ``max_passes=0``).
+* :class:`GaussianQuadraticClassifier`: the plug-in Gaussian (quadratic) discriminant
+  ``g_i(x) = K_i^2 - (x - m_i)^T S_i^{-1} (x - m_i)`` with ``K_i^2 = 2 ln P_i - ln det S_i``.
+* :class:`MLPClassifier`: a small multilayer perceptron with logistic units, squared error,
+  full-batch gradient descent with momentum; :func:`mlp_loss_gradient` is its backpropagation
+  and :func:`gradient_check` compares any gradient with central finite differences.
+
+These are teaching instruments: small, deterministic (every random choice comes from
+``random_state``), vectorised over samples except where the algorithm itself is sequential
+(the error-correction rule visits one sample at a time by definition).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ._validation import check_array
+from .svm._input import ComplexDataError, DataConversionWarning, _flavoured, not_fitted_error
+
+__all__ = [
+    "PiecewiseLinearClassifier",
+    "GaussianQuadraticClassifier",
+    "MLPClassifier",
+    "mlp_loss_gradient",
+    "gradient_check",
+]
+
+#: Largest number of parameters an MLP may have (refused up front above it).
+MAX_MLP_PARAMETERS = 10_000_000
+
+
+# --------------------------------------------------------------------------- input checks
+def _check_X(X: Any, name: str = "X") -> np.ndarray:
+    """A finite float64 2-D array; complex input is a ComplexDataError (TypeError and ValueError)."""
+    if hasattr(X, "toarray") and type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{name} is a sparse matrix; sparse data is not supported, convert it with {name}.toarray()")
+    raw = X
+    try:
+        return check_array(raw, name)
+    except TypeError as exc:
+        if "complex" in str(exc):
+            raise ComplexDataError(f"Complex data not supported: {exc}") from None
+        raise
+    except ValueError as exc:
+        msg = str(exc)
+        if "1-D array" in msg:
+            raise ValueError(msg + " Reshape your data.") from None
+        if "is empty" in msg:
+            arr = np.asarray(raw)
+            what = "sample(s)" if arr.shape[0] == 0 else "feature(s)"
+            raise ValueError(
+                f"Found array with 0 {what} (shape={arr.shape}) while a minimum of 1 is required: {name} is empty"
+            ) from None
+        raise
+
+
+#: Largest (and smallest non-zero) magnitude of an input entry the estimators accept: squares and
+#: products of entries must stay inside the float64 range.
+MAX_ABS_INPUT = 1e150
+
+
+def _check_scale(Xa: np.ndarray, name: str = "X") -> np.ndarray:
+    top = float(np.abs(Xa).max()) if Xa.size else 0.0
+    if top > MAX_ABS_INPUT or 0.0 < top < 1.0 / MAX_ABS_INPUT:
+        raise ValueError(
+            f"{name} has entries of magnitude up to {top:.3g}; squares and products of such values leave the "
+            f"float64 range. Rescale {name} (e.g. standardise it) so that 1e-150 < max|{name}| < 1e150"
+        )
+    return Xa
+
+
+def _check_Xy(X: Any, y: Any, estimator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    Xa = _check_scale(_check_X(X))
+    if y is None:
+        raise ValueError(f"{estimator} requires y to be passed, but the target y is None")
+    ya = np.asarray(y)
+    if ya.ndim == 2 and ya.shape[1] == 1:
+        warnings.warn(
+            _flavoured(DataConversionWarning, "DataConversionWarning")(
+                "A column-vector y was passed when a 1d array was expected. Please change "
+                "the shape of y to (n_samples,), for example using ravel()."
+            ),
+            stacklevel=3,
+        )
+        ya = ya.ravel()
+    if ya.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of class labels; got shape {ya.shape}")
+    if ya.shape[0] != Xa.shape[0]:
+        raise ValueError(f"X has {Xa.shape[0]} samples (rows) but y has {ya.shape[0]} labels; they must be equal")
+    if ya.dtype.kind == "c":
+        raise ComplexDataError("Complex data not supported: y holds complex numbers; y must hold class labels")
+    if ya.dtype.kind == "f":
+        if not np.all(np.isfinite(ya)):
+            raise ValueError("y contains NaN or infinity")
+        if np.any(ya != np.round(ya)):
+            raise ValueError(f"Unknown label type: continuous. {estimator} is a classifier; y must hold class labels")
+    try:
+        classes, codes = np.unique(ya, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"the labels in y must be mutually comparable values: {exc}") from None
+    if classes.shape[0] < 2:
+        raise ValueError(f"y contains one class only ({classes[0].tolist()!r}); {estimator} needs at least two classes")
+    return Xa, classes, codes.ravel()
+
+
+def _check_fitted(est: Any, attr: str) -> None:
+    if not hasattr(est, attr):
+        raise not_fitted_error(est)
+
+
+def _check_predict_X(est: Any, X: Any) -> np.ndarray:
+    Xa = _check_scale(_check_X(X))
+    if Xa.shape[1] != est.n_features_in_:
+        raise ValueError(
+            f"X has {Xa.shape[1]} features, but {type(est).__name__} is expecting {est.n_features_in_} features as input"
+        )
+    return Xa
+
+
+def _check_int(value: Any, name: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if int(value) < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_real(value: Any, name: str, low: float, high: float = np.inf, *, low_open: bool = False,
+                high_open: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    v = float(value)
+    bad = not np.isfinite(v)                       # inf is never a usable step, tolerance or rate
+    bad = bad or v < low or (low_open and v == low) or v > high or (high_open and v == high)
+    if bad:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open or high == np.inf else "]"
+        raise ValueError(f"{name} must be a finite number in {lo}{low}, {high}{hi}, got {value!r}")
+    return v
+
+
+def _rng(random_state: Any) -> np.random.Generator:
+    if random_state is None or isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}")
+
+
+class _Estimator:
+    """get_params / set_params / repr in scikit-learn's manner (parameters = __init__ arguments)."""
+
+    _param_names: tuple[str, ...] = ()
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self._param_names}
+
+    def set_params(self, **params: Any) -> "_Estimator":
+        for k, v in params.items():
+            if k not in self._param_names:
+                raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}; valid: {self._param_names}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags())
+
+    def score(self, X: Any, y: Any) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+# --------------------------------------------------------------------------- k-means
+def _kmeans(X: np.ndarray, k: int, rng: np.random.Generator, n_iter: int = 100) -> np.ndarray:
+    """Lloyd's algorithm from k distinct random samples; returns k centres (empty ones keep their seed)."""
+    uniq = np.unique(X, axis=0)
+    if uniq.shape[0] < k:
+        raise ValueError(
+            f"n_subclasses asks for {k} subclasses in a class with only {uniq.shape[0]} distinct samples"
+        )
+    C = uniq[rng.choice(uniq.shape[0], size=k, replace=False)].copy()
+    for _ in range(n_iter):
+        d2 = (X * X).sum(1)[:, None] - 2 * X @ C.T + (C * C).sum(1)[None, :]
+        lab = np.argmin(d2, axis=1)
+        counts = np.bincount(lab, minlength=k)
+        sums = np.zeros_like(C)
+        np.add.at(sums, lab, X)
+        newC = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], C)
+        if np.array_equal(newC, C):
+            break
+        C = newC
+    return C
+
+
+# --------------------------------------------------------------------------- piecewise linear
+class PiecewiseLinearClassifier(_Estimator):
+    """Piecewise linear discriminant with subclasses, trained by error correction.
+
+    Class ``i`` has ``l_i`` subclasses with augmented weight vectors ``a_i^l`` (the last
+    component is the offset); ``g_i(x) = max_l a_i^l . (x, 1)`` and the prediction is the
+    class with the largest ``g_i``. Training: the weights start at the minimum-distance
+    classifier to subclass means (``a = (m, -|m|^2/2)``, means by k-means inside each class)
+    or at small random numbers, then the error-correction rule visits the samples in a fixed
+    (seeded) order: a sample ``y_k`` of class ``j`` whose best own subclass ``m`` does not beat
+    every subclass of every other class strictly gets ``a_j^m += rho y_k`` and
+    ``a_i^n -= rho y_k`` for the best rival subclass ``n``. Passes repeat until a pass makes no
+    correction (``converged_``), a pass-end state repeats exactly (``cycle_length_``: the rule
+    is deterministic, so it will cycle forever) or ``max_passes`` is reached. There is no
+    general convergence theorem for this rule.
+
+    Parameters
+    ----------
+    n_subclasses : int or sequence of int
+        Subclasses per class (one int for all, or one per class in ``classes_`` order).
+    learning_rate : float
+        The step ``rho > 0`` (finite).
+    max_passes : int
+        Passes over the training set (0: keep the initial weights).
+    init : {"means", "random", "zeros"}
+        Starting weights: subclass means (minimum-distance classifier), uniform numbers in
+        ``[-0.01, 0.01]``, or zeros.
+    random_state : int, numpy Generator or None
+        Seeds k-means, the random start and the visiting order.
+    shuffle : bool
+        Visit the samples in one seeded random order (fixed over passes); otherwise as given.
+
+    Attributes
+    ----------
+    classes_, n_features_in_ : the labels (sorted) and the number of features.
+    coef_ : ndarray of shape (n_subclasses_total, n_features + 1)
+        Augmented weight vectors, grouped by class.
+    subclass_class_ : ndarray of int
+        Class index (into ``classes_``) of each row of ``coef_``.
+    converged_ : bool
+        True if the last pass made no correction. With ``max_passes=0`` no pass is made and
+        ``converged_`` says whether the strict rule would make none: every training sample's own
+        class score beats every other class's strictly (a tie counts as an error, as in training).
+    n_passes_ : int
+    n_errors_ : list of int
+        Corrections made in each pass.
+    cycle_length_ : int or None
+        Length in passes of the detected cycle, if any.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0., 0.], [1., 1.], [0., 1.], [1., 0.]])
+    >>> y = np.array([0, 0, 1, 1])                          # XOR
+    >>> clf = PiecewiseLinearClassifier(n_subclasses=2, random_state=0).fit(X, y)
+    >>> clf.predict(X).tolist(), clf.converged_
+    ([0, 0, 1, 1], True)
+    >>> PiecewiseLinearClassifier(n_subclasses=1, init="zeros", shuffle=False).fit(X, y).cycle_length_
+    1
+    """
+
+    _param_names = ("n_subclasses", "learning_rate", "max_passes", "init", "random_state", "shuffle")
+
+    def __init__(self, n_subclasses: int | Sequence[int] = 2, learning_rate: float = 1.0, max_passes: int = 100,
+                 init: str = "means", random_state: Any = 0, shuffle: bool = True) -> None:
+        self.n_subclasses = n_subclasses
+        self.learning_rate = learning_rate
+        self.max_passes = max_passes
+        self.init = init
+        self.random_state = random_state
+        self.shuffle = shuffle
+
+    def _counts(self, n_classes: int) -> np.ndarray:
+        ns = self.n_subclasses
+        if isinstance(ns, numbers.Integral) and not isinstance(ns, bool):
+            return np.full(n_classes, _check_int(ns, "n_subclasses", 1))
+        if isinstance(ns, (str, bytes)) or not hasattr(ns, "__len__"):
+            raise TypeError(f"n_subclasses must be an int or a sequence of ints, got {type(ns).__name__}")
+        counts = [_check_int(v, "n_subclasses[i]", 1) for v in ns]
+        if len(counts) != n_classes:
+            raise ValueError(
+                f"n_subclasses has {len(counts)} entries but y has {n_classes} classes; give one count per class"
+            )
+        return np.array(counts)
+
+    def fit(self, X: Any, y: Any) -> "PiecewiseLinearClassifier":
+        """Find subclass weights by k-means and error correction.
+
+        Raises
+        ------
+        ValueError
+            Bad ``X``/``y`` (NaN/inf, mismatched lengths, one class), ``n_subclasses`` of the
+            wrong length or larger than a class's number of distinct samples, bad parameters.
+        TypeError
+            Non-numeric or complex input, parameters of the wrong type.
+        """
+        rho = _check_real(self.learning_rate, "learning_rate", 0.0, low_open=True)
+        passes = _check_int(self.max_passes, "max_passes", 0)
+        if self.init not in ("means", "random", "zeros"):
+            raise ValueError(f"init must be 'means', 'random' or 'zeros', got {self.init!r}")
+        Xa, classes, codes = _check_Xy(X, y, "PiecewiseLinearClassifier")
+        counts = self._counts(len(classes))
+        if passes * Xa.shape[0] * counts.sum() > 5e9:
+            raise ValueError("max_passes * n_samples * n_subclasses is too large (> 5e9 operations); reduce max_passes")
+        rng = _rng(self.random_state)
+        n, d = Xa.shape
+        owner = np.repeat(np.arange(len(classes)), counts)
+        if self.init == "means":
+            W = np.vstack([_kmeans(Xa[codes == c], int(k), rng) for c, k in enumerate(counts)])
+            A = np.hstack([W, -0.5 * (W * W).sum(1, keepdims=True)])
+        elif self.init == "random":
+            A = rng.uniform(-0.01, 0.01, size=(counts.sum(), d + 1))
+        else:
+            A = np.zeros((counts.sum(), d + 1))
+        Y = np.hstack([Xa, np.ones((n, 1))])
+        order = rng.permutation(n) if self.shuffle else np.arange(n)
+        own = owner[None, :] == codes[:, None]            # (n, L): subclass belongs to the sample's class
+        errors: list[int] = []
+        seen: dict[bytes, int] = {A.tobytes(): 0}
+        self.cycle_length_ = None
+        S0 = Y @ A.T                                       # strict rule, as in a training pass
+        own_best = np.where(own, S0, -np.inf).max(axis=1)
+        rival_best = np.where(own, -np.inf, S0).max(axis=1)
+        self.converged_ = passes == 0 and bool(np.all(own_best > rival_best))
+        with np.errstate(over="ignore", invalid="ignore"):     # overflow is reported below
+            for p in range(1, passes + 1):
+                n_err = 0
+                for k in order:                                # sequential by definition of the rule
+                    s = A @ Y[k]
+                    mine = np.where(own[k], s, -np.inf)
+                    other = np.where(own[k], -np.inf, s)
+                    m, r = int(np.argmax(mine)), int(np.argmax(other))
+                    if s[m] <= s[r]:
+                        A[m] += rho * Y[k]
+                        A[r] -= rho * Y[k]
+                        n_err += 1
+                errors.append(n_err)
+                if not np.all(np.isfinite(A)):
+                    raise ValueError(
+                        f"learning_rate={rho!r} makes the weights overflow to infinity in pass {p}; "
+                        "use a smaller learning_rate (or rescale X)"
+                    )
+                if n_err == 0:
+                    self.converged_ = True
+                    break
+                key = A.tobytes()
+                if key in seen:
+                    self.cycle_length_ = p - seen[key]
+                    break
+                seen[key] = p
+        self.coef_ = A
+        self.subclass_class_ = owner
+        self.classes_ = classes
+        self.n_features_in_ = d
+        self.n_errors_ = errors
+        self.n_passes_ = len(errors)
+        return self
+
+    def class_scores(self, X: Any) -> np.ndarray:
+        """``g_i(x) = max_l a_i^l . (x, 1)``, shape ``(n_samples, n_classes)``."""
+        _check_fitted(self, "coef_")
+        Xa = _check_predict_X(self, X)
+        S = np.hstack([Xa, np.ones((Xa.shape[0], 1))]) @ self.coef_.T
+        return np.column_stack([S[:, self.subclass_class_ == c].max(axis=1) for c in range(len(self.classes_))])
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Two classes: ``g_1(x) - g_0(x)`` (positive predicts ``classes_[1]``); more: :meth:`class_scores`."""
+        G = self.class_scores(X)
+        return G[:, 1] - G[:, 0] if G.shape[1] == 2 else G
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class with the largest ``g_i(x)`` (ties to the first)."""
+        idx = np.argmax(self.class_scores(X), axis=1)
+        return self.classes_[idx]
+
+
+# --------------------------------------------------------------------------- Gaussian quadratic
+class GaussianQuadraticClassifier(_Estimator):
+    """Plug-in Gaussian (quadratic) discriminant with priors.
+
+    For class ``i`` with mean ``m_i``, covariance ``S_i`` and prior ``P_i``,
+
+    ``g_i(x) = K_i^2 - (x - m_i)^T S_i^{-1} (x - m_i)``, ``K_i^2 = 2 ln P_i - ln det S_i``,
+
+    which is twice the log of ``P_i N(x; m_i, S_i)`` plus ``d ln(2 pi)`` (a constant common to
+    all classes). ``x`` goes to the class with the largest ``g_i``.
+
+    Parameters
+    ----------
+    priors : array_like of shape (n_classes,) or None
+        Class priors (positive, summing to 1); None: the class frequencies.
+    covariance : {"ml", "unbiased"}
+        Maximum likelihood (divide by ``N_i``; what the default QDA of scikit-learn 1.9.1 uses;
+        up to 1.9.0 it divided by ``N_i - 1``) or unbiased
+        (divide by ``N_i - 1``; the seed's estimator).
+    reg_param : float in [0, 1]
+        ``S_i <- (1 - reg_param) S_i + reg_param I`` (as scikit-learn's ``reg_param``).
+
+    Attributes
+    ----------
+    classes_, n_features_in_, means_ (c, d), covariance_ (c, d, d), priors_ (c,),
+    thresholds_ (c,) : the ``K_i^2``, which may be negative.
+
+    Raises
+    ------
+    ValueError
+        In ``fit``, for a singular class covariance (names the class; use ``reg_param``) or a
+        class with fewer than two samples under ``covariance="unbiased"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (50, 2)), rng.normal(3, 0.5, (50, 2))])
+    >>> y = np.repeat([0, 1], 50)
+    >>> clf = GaussianQuadraticClassifier().fit(X, y)
+    >>> clf.predict([[0.0, 0.0], [3.0, 3.0]]).tolist()
+    [0, 1]
+    >>> bool(np.allclose(np.exp(clf.predict_log_proba(X)).sum(1), 1.0))
+    True
+    """
+
+    _param_names = ("priors", "covariance", "reg_param")
+
+    def __init__(self, priors: Any = None, covariance: str = "ml", reg_param: float = 0.0) -> None:
+        self.priors = priors
+        self.covariance = covariance
+        self.reg_param = reg_param
+
+    def fit(self, X: Any, y: Any) -> "GaussianQuadraticClassifier":
+        """Estimate means, covariances and priors; precompute ``K_i^2`` and ``S_i^{-1}``."""
+        if self.covariance not in ("ml", "unbiased"):
+            raise ValueError(f"covariance must be 'ml' or 'unbiased', got {self.covariance!r}")
+        reg = _check_real(self.reg_param, "reg_param", 0.0, 1.0)
+        Xa, classes, codes = _check_Xy(X, y, "GaussianQuadraticClassifier")
+        c, d = len(classes), Xa.shape[1]
+        counts = np.bincount(codes, minlength=c)
+        if self.priors is None:
+            priors = counts / counts.sum()
+        else:
+            priors = check_array(self.priors, "priors", ndim=1)
+            if priors.shape[0] != c:
+                raise ValueError(f"priors has {priors.shape[0]} entries but y has {c} classes")
+            if np.any(priors <= 0) or abs(priors.sum() - 1) > 1e-8:
+                raise ValueError(f"priors must be positive and sum to 1, got {priors.tolist()}")
+        if d * d * c > 5e8:
+            raise ValueError(f"X has {d} features: {c} covariance matrices of {d}x{d} are too large")
+        means = np.zeros((c, d))
+        covs = np.zeros((c, d, d))
+        for i in range(c):
+            Xi = Xa[codes == i]
+            ddof = 1 if self.covariance == "unbiased" else 0
+            if Xi.shape[0] - ddof < 1:
+                raise ValueError(
+                    f"class {classes[i].tolist()!r} has {Xi.shape[0]} sample(s): too few for a covariance "
+                    f"(covariance={self.covariance!r})"
+                )
+            means[i] = Xi.mean(axis=0)
+            Z = Xi - means[i]
+            covs[i] = (1 - reg) * (Z.T @ Z) / (Xi.shape[0] - ddof) + reg * np.eye(d)
+        w = np.linalg.eigvalsh(covs)
+        scale = np.maximum(np.abs(w).max(axis=1), np.finfo(float).tiny)
+        bad = np.nonzero(w.min(axis=1) <= d * np.finfo(float).eps * scale)[0]
+        if bad.size:
+            raise ValueError(
+                f"the covariance of class {classes[bad[0]].tolist()!r} is singular (fewer samples than features or "
+                "collinear features); set reg_param > 0 to regularise it"
+            )
+        self.classes_, self.n_features_in_ = classes, d
+        self.means_, self.covariance_, self.priors_ = means, covs, np.asarray(priors, float)
+        self.precision_ = np.linalg.inv(covs)
+        self.thresholds_ = 2 * np.log(self.priors_) - np.linalg.slogdet(covs)[1]
+        return self
+
+    def discriminant_function(self, X: Any) -> np.ndarray:
+        """``g_i(x) = K_i^2 - (x - m_i)^T S_i^{-1} (x - m_i)``, shape ``(n_samples, n_classes)``."""
+        _check_fitted(self, "precision_")
+        Xa = _check_predict_X(self, X)
+        Z = Xa[None, :, :] - self.means_[:, None, :]                     # (c, n, d)
+        maha = np.einsum("cnd,cde,cne->nc", Z, self.precision_, Z)
+        return self.thresholds_[None, :] - maha
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Log posteriors ``ln P(class i | x)`` (a log-sum-exp of ``g_i / 2``)."""
+        H = 0.5 * self.discriminant_function(X)
+        Hmax = H.max(axis=1, keepdims=True)
+        return H - (Hmax + np.log(np.exp(H - Hmax).sum(axis=1, keepdims=True)))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Posterior probabilities, rows summing to 1."""
+        return np.exp(self.predict_log_proba(X))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Two classes: ``(g_1 - g_0) / 2``, the log-odds of ``classes_[1]`` (as scikit-learn's QDA);
+        more classes: ``g_i / 2`` up to a common constant, shape ``(n_samples, n_classes)``."""
+        H = 0.5 * self.discriminant_function(X)
+        return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class with the largest ``g_i(x)``."""
+        idx = np.argmax(self.discriminant_function(X), axis=1)
+        return self.classes_[idx]
+
+
+# --------------------------------------------------------------------------- MLP
+def _logistic(a: np.ndarray) -> np.ndarray:
+    out = np.empty_like(a)
+    pos = a >= 0
+    out[pos] = 1.0 / (1.0 + np.exp(-a[pos]))
+    e = np.exp(a[~pos])
+    out[~pos] = e / (1.0 + e)
+    return out
+
+
+def _layer_sizes(layer_sizes: Any) -> list[int]:
+    if isinstance(layer_sizes, (str, bytes)) or not hasattr(layer_sizes, "__len__"):
+        raise TypeError(f"layer_sizes must be a sequence of ints, got {type(layer_sizes).__name__}")
+    sizes = [_check_int(v, "layer_sizes[i]", 1) for v in layer_sizes]
+    if len(sizes) < 2:
+        raise ValueError(f"layer_sizes needs at least an input and an output size, got {sizes}")
+    n_par = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+    if n_par > MAX_MLP_PARAMETERS:
+        raise ValueError(f"layer_sizes {sizes} means {n_par} parameters (> {MAX_MLP_PARAMETERS}); refused")
+    return sizes
+
+
+def _unpack(w: np.ndarray, sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    params, pos = [], 0
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        W = w[pos:pos + a * b].reshape(a, b)
+        pos += a * b
+        params.append((W, w[pos:pos + b]))
+        pos += b
+    return params
+
+
+def mlp_loss_gradient(w: Any, X: Any, T: Any, layer_sizes: Sequence[int]) -> tuple[float, np.ndarray]:
+    """Loss and gradient of a logistic MLP by backpropagation.
+
+    The network has layer widths ``layer_sizes = (n_0, ..., n_L)`` with ``n_0`` inputs; layer
+    ``l`` computes ``x^l = f(x^{l-1} W^l + b^l)`` with the logistic ``f``. The loss is the
+    mean over samples of ``1/2 ||t - x^L||^2``. Backpropagation: ``delta^L = -(t - x^L) x^L
+    (1 - x^L)``, ``delta^l = x^l (1 - x^l) (delta^{l+1} W^{l+1 T})``, ``dE/dW^l = x^{l-1 T}
+    delta^l / n`` and ``dE/db^l`` the mean of ``delta^l``.
+
+    Parameters
+    ----------
+    w : array_like, shape (n_params,)
+        All weights, layer by layer, ``W^l`` (row-major ``n_{l-1} x n_l``) then ``b^l``.
+    X : array_like, shape (n_samples, n_0)
+    T : array_like, shape (n_samples, n_L)
+        Targets.
+    layer_sizes : sequence of int
+
+    Returns
+    -------
+    loss : float
+    grad : ndarray of shape (n_params,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> sizes = [3, 4, 2]
+    >>> w = rng.normal(size=3 * 4 + 4 + 4 * 2 + 2)
+    >>> X, T = rng.normal(size=(5, 3)), rng.uniform(size=(5, 2))
+    >>> loss, g = mlp_loss_gradient(w, X, T, sizes)
+    >>> gradient_check(lambda v: mlp_loss_gradient(v, X, T, sizes), w)[2] < 1e-6
+    True
+    """
+    sizes = _layer_sizes(layer_sizes)
+    wa = check_array(w, "w", ndim=1)
+    n_par = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+    if wa.shape[0] != n_par:
+        raise ValueError(f"w has {wa.shape[0]} entries but layer_sizes {sizes} needs {n_par}")
+    _check_scale(wa, "w")
+    Xa = _check_scale(_check_X(X))
+    Ta = _check_scale(_check_X(T, "T"), "T")
+    if Xa.shape[1] != sizes[0]:
+        raise ValueError(f"X has {Xa.shape[1]} features but layer_sizes[0] is {sizes[0]}")
+    if Ta.shape != (Xa.shape[0], sizes[-1]):
+        raise ValueError(f"T must have shape {(Xa.shape[0], sizes[-1])}, got {Ta.shape}")
+    params = _unpack(wa, sizes)
+    acts = [Xa]
+    for W, b in params:
+        acts.append(_logistic(acts[-1] @ W + b))
+    n = Xa.shape[0]
+    out = acts[-1]
+    loss = 0.5 * float(np.sum((Ta - out) ** 2)) / n
+    delta = -(Ta - out) * out * (1 - out)
+    grads: list[np.ndarray] = []
+    for l in range(len(params) - 1, -1, -1):
+        W, _ = params[l]
+        grads.append(delta.sum(axis=0) / n)
+        grads.append((acts[l].T @ delta).ravel() / n)
+        if l > 0:
+            delta = (delta @ W.T) * acts[l] * (1 - acts[l])
+    return loss, np.concatenate(grads[::-1])
+
+
+def gradient_check(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], w: Any, *,
+                   eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray, float]:
+    """Compare an analytic gradient with central finite differences.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(w) -> (loss, grad)``.
+    w : array_like, shape (n,)
+        The point.
+    eps : float
+        Relative step: coordinate ``k`` uses ``h_k = eps * max(1, |w_k|)`` in
+        ``(f(w + h_k e_k) - f(w - h_k e_k)) / (2 h_k)``.
+
+    Returns
+    -------
+    grad, grad_fd : ndarray of shape (n,)
+    rel_error : float
+        ``||grad - grad_fd|| / max(||grad||, ||grad_fd||)`` (0 when both vanish).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> f = lambda v: (float(np.sum(v ** 3)), 3 * v ** 2)
+    >>> g, g_fd, err = gradient_check(f, np.array([1.0, -2.0]))
+    >>> bool(err < 1e-9)
+    True
+    """
+    if not callable(fun):
+        raise TypeError(f"fun must be callable, returning (loss, grad); got {type(fun).__name__}")
+    h = _check_real(eps, "eps", 0.0, 1.0, low_open=True)
+    wa = check_array(w, "w", ndim=1)
+    if wa.shape[0] > 1_000_000:
+        raise ValueError(f"w has {wa.shape[0]} entries: 2 x that many loss evaluations are refused")
+    _, g = fun(wa.copy())
+    g = np.asarray(g, dtype=float)
+    if g.shape != wa.shape:
+        raise ValueError(f"fun returned a gradient of shape {g.shape}, expected {wa.shape}")
+    g_fd = np.empty_like(wa)
+    for k in range(wa.shape[0]):
+        e = np.zeros_like(wa)
+        e[k] = h * max(1.0, abs(wa[k]))
+        g_fd[k] = (float(fun(wa + e)[0]) - float(fun(wa - e)[0])) / (2 * e[k])
+    den = max(np.linalg.norm(g), np.linalg.norm(g_fd))
+    rel = 0.0 if den == 0 else float(np.linalg.norm(g - g_fd) / den)
+    return g, g_fd, rel
+
+
+class MLPClassifier(_Estimator):
+    """A small multilayer perceptron: logistic units, squared error, gradient descent with momentum.
+
+    Outputs: one unit for two classes (target 1 for ``classes_[1]``), ``c`` units with one-hot
+    targets for ``c > 2`` classes. Each epoch is one full-batch step
+    ``v <- momentum v - learning_rate grad``, ``w <- w + v`` (the update that decreases the
+    loss; see Chapter 1 for the seed's sign). Weights start uniform in ``+-1/sqrt(fan_in)``.
+
+    Parameters
+    ----------
+    hidden_layer_sizes : sequence of int
+    learning_rate : float > 0
+        Finite; a step that makes the weights diverge is reported as a ValueError.
+    momentum : float in [0, 1)
+    max_epochs : int >= 1
+    tol : float >= 0
+        Finite. Stop when the loss falls below ``tol``.
+    standardize : bool
+        Standardise the inputs with the training mean and standard deviation.
+    random_state : int, Generator or None
+
+    Attributes
+    ----------
+    classes_, n_features_in_, layer_sizes_, coefs_ (flat weight vector), loss_curve_,
+    mean_, scale_ (the standardisation), n_epochs_.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0., 0.], [1., 1.], [0., 1.], [1., 0.]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> clf = MLPClassifier(hidden_layer_sizes=(4,), learning_rate=2.0, max_epochs=3000).fit(X, y)
+    >>> clf.predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+
+    _param_names = ("hidden_layer_sizes", "learning_rate", "momentum", "max_epochs", "tol", "standardize",
+                    "random_state")
+
+    def __init__(self, hidden_layer_sizes: Sequence[int] = (8,), learning_rate: float = 1.0, momentum: float = 0.9,
+                 max_epochs: int = 2000, tol: float = 0.0, standardize: bool = True, random_state: Any = 0) -> None:
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.learning_rate = learning_rate
+        self.momentum = momentum
+        self.max_epochs = max_epochs
+        self.tol = tol
+        self.standardize = standardize
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> "MLPClassifier":
+        """Train by full-batch gradient descent with momentum on the squared error.
+
+        Raises
+        ------
+        ValueError
+            Bad ``X``/``y`` or parameters (``learning_rate`` must be finite and positive), or
+            divergence: a weight leaves ``[-1e150, 1e150]`` or becomes infinite (the message names
+            ``learning_rate`` and the epoch).
+        """
+        eta = _check_real(self.learning_rate, "learning_rate", 0.0, low_open=True)
+        mu = _check_real(self.momentum, "momentum", 0.0, 1.0, high_open=True)
+        epochs = _check_int(self.max_epochs, "max_epochs", 1)
+        tol = _check_real(self.tol, "tol", 0.0)
+        hidden = self.hidden_layer_sizes
+        if isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
+            hidden = (hidden,)
+        Xa, classes, codes = _check_Xy(X, y, "MLPClassifier")
+        c = len(classes)
+        n_out = 1 if c == 2 else c
+        sizes = _layer_sizes([Xa.shape[1], *list(hidden), n_out])
+        if epochs * Xa.shape[0] * sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) > 5e10:
+            raise ValueError("max_epochs x n_samples x n_weights exceeds 5e10 operations; refused")
+        if self.standardize:
+            mean, scale = Xa.mean(axis=0), Xa.std(axis=0)
+            scale = np.where(scale > 0, scale, 1.0)
+        else:
+            mean, scale = np.zeros(Xa.shape[1]), np.ones(Xa.shape[1])
+        Z = (Xa - mean) / scale
+        T = codes[:, None].astype(float) if c == 2 else np.eye(c)[codes]
+        rng = _rng(self.random_state)
+        w = np.concatenate([np.concatenate([rng.uniform(-1, 1, a * b) / np.sqrt(a), np.zeros(b)])
+                            for a, b in zip(sizes[:-1], sizes[1:])])
+        v = np.zeros_like(w)
+        curve: list[float] = []
+        for _ in range(epochs):
+            loss, g = mlp_loss_gradient(w, Z, T, sizes)
+            curve.append(loss)
+            if loss < tol:
+                break
+            with np.errstate(over="ignore", invalid="ignore"):   # divergence is reported below
+                v = mu * v - eta * g
+                w = w + v
+            if not np.all(np.isfinite(w)) or np.abs(w).max() > MAX_ABS_INPUT:
+                raise ValueError(
+                    f"gradient descent diverged at epoch {len(curve)}: learning_rate={eta!r} drove the weights "
+                    f"beyond {MAX_ABS_INPUT:g} (or to infinity); use a smaller learning_rate"
+                )
+        self.classes_, self.n_features_in_ = classes, Xa.shape[1]
+        self.layer_sizes_, self.coefs_ = sizes, w
+        self.mean_, self.scale_ = mean, scale
+        self.loss_curve_, self.n_epochs_ = curve, len(curve)
+        return self
+
+    def _forward(self, X: Any) -> np.ndarray:
+        _check_fitted(self, "coefs_")
+        a = (_check_predict_X(self, X) - self.mean_) / self.scale_
+        for W, b in _unpack(self.coefs_, self.layer_sizes_):
+            a = _logistic(a @ W + b)
+        return a
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Network outputs normalised to rows summing to 1 (two classes: ``(1 - y, y)``)."""
+        out = self._forward(X)
+        if out.shape[1] == 1:
+            return np.hstack([1 - out, out])
+        return out / out.sum(axis=1, keepdims=True)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Two classes: output minus 1/2 (positive predicts ``classes_[1]``); more: the outputs."""
+        out = self._forward(X)
+        return out[:, 0] - 0.5 if out.shape[1] == 1 else out
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class with the largest output (two classes: output > 1/2)."""
+        out = self._forward(X)
+        idx = (out[:, 0] > 0.5).astype(int) if out.shape[1] == 1 else np.argmax(out, axis=1)
+        return self.classes_[idx]
