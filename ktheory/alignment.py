@@ -25,8 +25,8 @@ they never return ``nan``. "Numerically zero" means a Frobenius norm at most
 the centering itself (``eps`` of the
 input's dtype: float32 Gram matrices are judged at float32 rounding level).
 
-Hostile input
--------------
+Complex, float32 and extreme-scale input
+----------------------------------------
 Complex matrices are refused with a ``TypeError``. Symmetry is checked to
 the tolerance of the input's dtype (``1e-10`` relative for float64, about
 ``1.2e-5`` for float32, so a float32 Gram matrix computed blockwise or on a

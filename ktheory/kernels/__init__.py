@@ -35,8 +35,8 @@ binds only the parameters it is given) and the fast path of
 Estimators (``ktheory.svm.SVC``) keep the defaults of the scikit-learn
 estimator they mirror (``degree=3, coef0=0``) and pass them explicitly.
 
-Hostile input
--------------
+Hostile and extreme input
+-------------------------
 Complex, string and object input is refused with a ``TypeError``; inputs of
 extreme magnitude are rescaled exactly (by a power of two) where the kernel
 allows it, and values that cannot be represented in float64 raise a
