@@ -1,0 +1,762 @@
+"""Kernel ridge regression, the first instance of the representer theorem (Chapter 6).
+
+The problem
+
+.. math::
+
+    \\min_{f \\in \\mathcal{H}_k} \\; \\sum_{i=1}^n (y_i - f(x_i))^2 + \\lambda \\|f\\|_{\\mathcal{H}_k}^2
+
+has, by the representer theorem, the solution
+:math:`f = \\sum_i \\alpha_i k(x_i, \\cdot)` with
+
+.. math::
+
+    (K + \\lambda I)\\, \\alpha = y, \\qquad K_{ij} = k(x_i, x_j).
+
+The regularisation constant is called ``alpha`` here, as in scikit-learn's
+``KernelRidge`` (the book writes :math:`\\lambda`): the loss is the *sum* (not
+the mean) of squared residuals, so ``alpha`` is exactly scikit-learn's
+``alpha`` and the dual coefficients are the same numbers.
+
+:class:`KernelRidge` solves the system by a Cholesky factorisation (no
+explicit inverse), offers the closed-form leave-one-out residuals
+(:meth:`KernelRidge.loo_residuals`) and a regularisation path from one
+eigendecomposition (:meth:`KernelRidge.path`, :func:`kernel_ridge_path`).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from scipy import linalg as sla
+from scipy import sparse
+
+from ._validation import check_array, check_positive, check_symmetric
+
+__all__ = ["KernelRidge", "LeastSquaresWarning", "RidgePath", "kernel_ridge_path"]
+
+#: Kernel names understood by :class:`KernelRidge` (scikit-learn's parametrisation).
+KERNEL_NAMES: tuple[str, ...] = ("linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid")
+
+#: Parameters that define the fitted function (recorded by :meth:`KernelRidge.fit`).
+_FIT_SETTINGS: tuple[str, ...] = ("kernel", "gamma", "degree", "coef0", "kernel_params")
+
+#: Default limit (MiB) on the size of a training Gram matrix.
+DEFAULT_GRAM_LIMIT_MB = 2048.0
+
+
+class LeastSquaresWarning(UserWarning):
+    """Issued when the ridge system is solved by least squares (``alpha = 0``)."""
+
+
+def _not_fitted_error() -> type[Exception]:
+    from .svm import NotFittedError  # one NotFittedError class for the whole package
+
+    return NotFittedError
+
+
+# --------------------------------------------------------------------------- input helpers
+def _real_array(A: Any, name: str, ndim: int | tuple[int, ...] = 2) -> np.ndarray:
+    """``check_array`` plus scikit-learn's conventions for complex, sparse, 1-D and featureless input."""
+    if A is None:
+        raise ValueError(f"{name} must be an array, got None")
+    if sparse.issparse(A):
+        raise TypeError(
+            f"Sparse input is not supported: {name} is a scipy.sparse matrix; "
+            f"pass a dense array ({name}.toarray())"
+        )
+    ndims = (ndim,) if isinstance(ndim, int) else ndim
+    probe = None
+    if not isinstance(A, (str, bytes)):
+        try:
+            probe = np.asarray(A)
+        except Exception:  # ragged input: check_array gives the message
+            probe = None
+    if probe is None:
+        return check_array(A, name, ndim=ndims[0])
+    if np.iscomplexobj(probe) or (
+        probe.dtype == object and any(isinstance(v, complex) for v in probe.ravel()[:1000])
+    ):
+        raise ValueError(
+            f"Complex data not supported: {name} has complex values; "
+            "kernel ridge regression needs real numbers"
+        )
+    if probe.ndim == 1 and 1 not in ndims:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got a 1-D array of shape "
+            f"{probe.shape}. Reshape your data with {name}.reshape(-1, 1) if it has a single feature "
+            f"or {name}.reshape(1, -1) if it is a single sample."
+        )
+    if probe.ndim == 2 and probe.shape[1] == 0 and probe.shape[0] > 0 and ndims == (2,):
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={probe.shape}) while a minimum of 1 is required."
+        )
+    use = probe.ndim if probe.ndim in ndims else ndims[0]
+    return check_array(probe, name, ndim=use)
+
+
+def _check_alphas(alphas: Any, name: str = "alphas") -> np.ndarray:
+    a = check_array(alphas, name, ndim=1)
+    if np.any(a <= 0):
+        raise ValueError(f"{name} must all be > 0; got min {float(a.min())!r}")
+    return a
+
+
+def _check_gram_size(n: int, limit_mb: float, what: str = "training Gram matrix") -> None:
+    need_mb = n * n * 8 / 2**20
+    if need_mb > limit_mb:
+        raise ValueError(
+            f"n_samples={n} needs a {what} of {need_mb:.0f} MiB, more than "
+            f"gram_limit_mb={limit_mb:g}; use fewer samples or raise gram_limit_mb"
+        )
+
+
+# --------------------------------------------------------------------------- the PSD rule
+#: Relative size of a negative eigenvalue (times sqrt(n)) still taken for rounding.
+PSD_RTOL = 1e-6
+
+
+def _psd_tolerance(n: int, scale: float) -> float:
+    """Eigenvalues of a kernel matrix below ``-tol`` are not rounding.
+
+    ``tol = PSD_RTOL * scale * sqrt(n)`` with ``scale`` the largest |eigenvalue|:
+    generous enough for a Gram matrix computed in single precision (rounding of
+    order 1e-7, also when it arrives as a list of Python floats), far below the
+    negative eigenvalues of an indefinite "kernel" such as the sigmoid.
+    """
+    return PSD_RTOL * max(scale, 1e-300) * max(1, n) ** 0.5
+
+
+def _not_psd_error(smallest: float, largest: float) -> ValueError:
+    return ValueError(
+        f"K is not positive semidefinite: its smallest eigenvalue is {smallest:.3g} "
+        f"(largest {largest:.3g}); kernel ridge regression needs a PSD kernel matrix "
+        "(a non-PSD 'kernel' has no RKHS), at every alpha"
+    )
+
+
+def _check_psd(K: np.ndarray) -> None:
+    """Raise unless the symmetric ``K`` is positive semidefinite up to :func:`_psd_tolerance`.
+
+    The rule is the one of :func:`kernel_ridge_path` (smallest eigenvalue below
+    ``-_psd_tolerance(n, max|eigenvalue|)`` is an error). Cheap path: a Cholesky
+    factorisation of ``K + t I`` with ``t`` computed from a *lower* bound on
+    ``max|eigenvalue|``, so that its success implies the rule is met; only when it
+    fails are the eigenvalues computed.
+    """
+    n = K.shape[0]
+    if n == 0:
+        return
+    low = max(float(np.max(np.abs(np.diag(K)))), float(np.linalg.norm(K)) / n**0.5)
+    A = np.array(K, order="F", copy=True)
+    A.flat[:: n + 1] += _psd_tolerance(n, low)
+    try:
+        sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
+        return
+    except np.linalg.LinAlgError:
+        pass
+    del A
+    evals = sla.eigvalsh(K, check_finite=False)
+    scale = float(np.max(np.abs(evals)))
+    if evals[0] < -_psd_tolerance(n, scale):
+        raise _not_psd_error(float(evals[0]), float(evals[-1]))
+
+
+# --------------------------------------------------------------------------- the path
+@dataclass(frozen=True)
+class RidgePath:
+    """Kernel ridge solutions for several values of ``alpha`` (see :func:`kernel_ridge_path`).
+
+    Attributes
+    ----------
+    alphas : numpy.ndarray of shape (n_alphas,)
+        The regularisation values, in the order given.
+    dual_coef : numpy.ndarray of shape (n_alphas, n_samples) or (n_alphas, n_samples, n_targets)
+        ``dual_coef[k]`` solves ``(K + alphas[k] I) a = y``.
+    loo_residuals : numpy.ndarray, same shape as ``dual_coef``
+        Leave-one-out residuals ``y_i - f^{(-i)}(x_i)`` for each ``alpha``.
+    eigenvalues : numpy.ndarray of shape (n_samples,)
+        Eigenvalues of ``K`` (ascending; rounding-level negatives clipped to 0).
+    """
+
+    alphas: np.ndarray
+    dual_coef: np.ndarray
+    loo_residuals: np.ndarray
+    eigenvalues: np.ndarray
+
+    def loo_mse(self) -> np.ndarray:
+        """Mean squared leave-one-out residual for each ``alpha`` (averaged over targets)."""
+        r = self.loo_residuals.reshape(self.loo_residuals.shape[0], -1)
+        return np.mean(r**2, axis=1)
+
+
+def kernel_ridge_path(K: Any, y: Any, alphas: Any) -> RidgePath:
+    """Kernel ridge solutions for many ``alpha`` from one eigendecomposition of ``K``.
+
+    With :math:`K = Q \\Lambda Q^\\top`,
+
+    .. math::
+
+        a(\\lambda) = Q (\\Lambda + \\lambda I)^{-1} Q^\\top y, \\qquad
+        \\big[(K + \\lambda I)^{-1}\\big]_{ii} = \\sum_j \\frac{Q_{ij}^2}{\\lambda_j + \\lambda},
+
+    so after the :math:`O(n^3)` decomposition each value of :math:`\\lambda`
+    costs :math:`O(n^2)`; the leave-one-out residuals
+    :math:`a_i / [(K + \\lambda I)^{-1}]_{ii}` come with it.
+
+    Parameters
+    ----------
+    K : array_like of shape (n, n)
+        Symmetric positive semidefinite training Gram matrix.
+    y : array_like of shape (n,) or (n, n_targets)
+        Targets.
+    alphas : array_like of shape (n_alphas,)
+        Regularisation values, all ``> 0``.
+
+    Returns
+    -------
+    RidgePath
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, not symmetric or clearly not positive
+        semidefinite (an eigenvalue below ``-1e-6 * max|eigenvalue| * sqrt(n)``;
+        smaller negative eigenvalues are taken for rounding and clipped to 0),
+        if lengths differ, if any ``alpha <= 0``, or on NaN/inf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> p = kernel_ridge_path(K, [1.0, 0.0], [1.0, 2.0])
+    >>> np.allclose(p.dual_coef[0], np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
+    True
+    """
+    Ka = _real_array(K, "K")
+    if Ka.shape[0] != Ka.shape[1]:
+        raise ValueError(f"K must be a square matrix; got shape {Ka.shape}")
+    check_symmetric(Ka, "K")
+    ya = _real_array(y, "y", ndim=(1, 2))
+    if ya.shape[0] != Ka.shape[0]:
+        raise ValueError(f"y must have one row per row of K; got K.shape={Ka.shape} and y.shape={ya.shape}")
+    lam = _check_alphas(alphas)
+    return _path_from_gram(Ka, ya, lam)
+
+
+def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray) -> RidgePath:
+    evals, Q = sla.eigh(K, check_finite=False, driver="evd")
+    scale = float(np.max(np.abs(evals)))
+    if evals[0] < -_psd_tolerance(K.shape[0], scale):
+        raise _not_psd_error(float(evals[0]), float(evals[-1]))
+    evals = np.maximum(evals, 0.0)
+    Y = y.reshape(y.shape[0], -1)
+    QtY = Q.T @ Y                                      # (n, t)
+    inv = 1.0 / (evals[None, :] + lam[:, None])        # (n_alphas, n)
+    # dual coefficients: Q diag(inv_k) Q^T y for every k at once
+    coef = np.einsum("ij,kj,jt->kit", Q, inv, QtY, optimize=True)
+    diag = (Q**2) @ inv.T                              # (n, n_alphas): diag of (K + lam I)^{-1}
+    loo = coef / diag.T[:, :, None]
+    if y.ndim == 1:
+        coef, loo = coef[:, :, 0], loo[:, :, 0]
+    return RidgePath(alphas=lam.copy(), dual_coef=coef, loo_residuals=loo, eigenvalues=evals)
+
+
+# --------------------------------------------------------------------------- the estimator
+class KernelRidge:
+    """Kernel ridge regression: ``(K + alpha I) dual_coef = y``, solved by Cholesky.
+
+    Mirrors ``sklearn.kernel_ridge.KernelRidge`` (same parameters, defaults,
+    learned attributes and, to rounding, the same predictions for positive
+    semidefinite kernels), with a few additions: :meth:`loo_residuals`,
+    :meth:`path` and a size guard. Deliberate differences: a non-PSD kernel
+    matrix is refused (see Raises), ``alpha = 0`` always means least squares,
+    and predictions use the settings of the last fit (see Notes).
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Regularisation constant ``>= 0`` (scikit-learn's ``alpha``, the book's
+        :math:`\\lambda`; the loss is the sum of squared residuals). ``alpha = 0``
+        always gives the minimum-norm least-squares fit, with a
+        :class:`LeastSquaresWarning`. (This is not scikit-learn's behaviour:
+        scikit-learn tries Cholesky at ``alpha = 0`` too, and warns and falls
+        back to least squares only when it fails, i.e. for a singular ``K``;
+        for a positive definite ``K`` both give the interpolant. scikit-learn
+        also accepts one alpha per target; this class takes a single number.)
+    kernel : {"linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid", "precomputed"} or callable, default "linear"
+        A name (scikit-learn's parametrisation, evaluated with the kernel
+        functions of :mod:`ktheory.kernels`), a callable ``k(X, Y, **kernel_params)``
+        returning the ``(len(X), len(Y))`` Gram block of two *sample matrices*
+        (scikit-learn calls a callable on pairs of single samples instead), or
+        ``"precomputed"``: then ``X`` in :meth:`fit` is the ``(n, n)`` training
+        Gram matrix and in :meth:`predict` the ``(n_test, n_train)`` matrix of
+        kernel values against the training points.
+    gamma : float, optional
+        Coefficient of ``"poly"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"``
+        (``> 0``); default ``1 / n_features``.
+    degree : int, default 3
+        Degree of ``"poly"`` (``>= 1``).
+    coef0 : float, default 1
+        Constant of ``"poly"`` and ``"sigmoid"``.
+    kernel_params : dict, optional
+        Extra keyword arguments for a callable kernel.
+    gram_limit_mb : float, default 2048
+        Refuse (``ValueError``) to build a training Gram matrix larger than
+        this many MiB (``n**2 * 8`` bytes: 5000 samples need 191 MiB).
+
+    Attributes
+    ----------
+    dual_coef_ : numpy.ndarray of shape (n_samples,) or (n_samples, n_targets)
+        The representer coefficients: ``f(x) = sum_i dual_coef_[i] k(X_fit_[i], x)``.
+    X_fit_ : numpy.ndarray of shape (n_samples, n_features)
+        Training inputs (the training Gram matrix for ``"precomputed"``).
+    n_features_in_ : int
+        Number of columns of the training ``X``.
+
+    Raises
+    ------
+    ValueError
+        In :meth:`fit`: ``alpha < 0``, mismatched lengths, NaN/inf, complex or
+        1-D ``X``, an unknown kernel name, a precomputed Gram matrix that is not
+        square or not symmetric, and a training kernel matrix ``K`` that is not
+        positive semidefinite: smallest eigenvalue below
+        ``-1e-6 * max|eigenvalue| * sqrt(n)`` (generous enough for a Gram matrix
+        computed in single precision), the rule of :func:`kernel_ridge_path`
+        and :meth:`path`, at *every* ``alpha`` (also when
+        ``K + alpha I`` happens to be positive definite, and at ``alpha = 0``).
+        A non-PSD "kernel" has no RKHS, and the ridge objective in the dual
+        coefficients has no minimiser (along an eigenvector with eigenvalue
+        :math:`\\mu \\in (-\\alpha, 0)` it is unbounded below); scikit-learn solves
+        the stationarity equations anyway. The check is made for
+        ``"precomputed"``, callables, ``"sigmoid"`` (whose Gram matrices are
+        almost never PSD, so that this name is in effect refused) and
+        ``"poly"`` with ``coef0 < 0``; it costs one more Cholesky
+        factorisation (an eigendecomposition only when that fails). ``"linear"``,
+        ``"rbf"``, ``"laplacian"`` and ``"poly"`` with ``coef0 >= 0`` are PSD
+        by construction and are not checked.
+
+    Notes
+    -----
+    :meth:`predict` and :meth:`loo_residuals` use the kernel settings (and
+    ``alpha``) of the last :meth:`fit`: changing them with :meth:`set_params`
+    takes effect at the next fit. (scikit-learn's ``predict`` uses the current
+    kernel settings with the old ``dual_coef_``.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> y = np.array([0.0, 1.0, 4.0])
+    >>> krr = KernelRidge(alpha=0.1, kernel="rbf", gamma=0.5).fit(X, y)
+    >>> np.round(krr.predict([[1.5]]), 6)
+    array([2.557094])
+    >>> np.round(krr.loo_residuals(), 6)
+    array([ 0.345489, -0.963939,  3.305208])
+    """
+
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        *,
+        kernel: str | Callable[..., Any] = "linear",
+        gamma: float | None = None,
+        degree: int = 3,
+        coef0: float = 1,
+        kernel_params: dict[str, Any] | None = None,
+        gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
+    ) -> None:
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.gram_limit_mb = gram_limit_mb
+
+    # -- scikit-learn integration --------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Parameters of this estimator (the ``__init__`` arguments)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> "KernelRidge":
+        """Set parameters by name; returns ``self``.
+
+        Raises
+        ------
+        ValueError
+            If a name is not a parameter of this estimator.
+        """
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        sig = inspect.signature(type(self).__init__)
+        parts = []
+        for name, value in self.get_params().items():
+            default = sig.parameters[name].default
+            same = default is value or (
+                isinstance(default, (int, float, str)) and type(default) is type(value) and default == value
+            )
+            if not same:
+                parts.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self) -> Any:
+        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="regressor",
+            target_tags=TargetTags(required=True, multi_output=True, single_output=True),
+            regressor_tags=RegressorTags(),
+            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
+        )
+
+    # -- helpers --------------------------------------------------------------
+    def _check_params(self) -> float:
+        a = self.alpha
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real):
+            raise TypeError(
+                f"alpha must be a real number >= 0, got {type(a).__name__} {a!r} "
+                "(one alpha per target is not supported)"
+            )
+        alpha = check_positive(a, "alpha", allow_zero=True)
+        check_positive(self.gram_limit_mb, "gram_limit_mb")
+        k = self.kernel
+        if not (callable(k) or (isinstance(k, str) and (k == "precomputed" or k in KERNEL_NAMES))):
+            raise ValueError(f"kernel must be one of {KERNEL_NAMES}, 'precomputed' or a callable k(X, Y); got {k!r}")
+        if self.gamma is not None:
+            check_positive(self.gamma, "gamma")
+        d = self.degree
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
+            raise TypeError(f"degree must be an integer >= 1, got {type(d).__name__} {d!r}")
+        if d < 1 or float(d) != int(d):
+            raise ValueError(f"degree must be an integer >= 1, got {d!r}")
+        c = self.coef0
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Real):
+            raise TypeError(f"coef0 must be a real number, got {type(c).__name__} {c!r}")
+        if not np.isfinite(float(c)):
+            raise ValueError(f"coef0 must be finite, got {c!r}")
+        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
+            raise TypeError(f"kernel_params must be a dict or None, got {type(self.kernel_params).__name__}")
+        return alpha
+
+    def _kernel(self, A: np.ndarray, B: np.ndarray | None, what: str) -> np.ndarray:
+        """Gram block ``k(A, B)`` (``B=None``: ``k(A, A)``), checked for shape and finiteness."""
+        if callable(self.kernel):
+            params = self.kernel_params or {}
+            K = self.kernel(A, A if B is None else B, **params)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                K = self._named_kernel(A, B)
+        K = np.asarray(K, dtype=np.float64)
+        m = A.shape[0] if B is None else B.shape[0]
+        if K.shape != (A.shape[0], m):
+            raise ValueError(
+                f"the kernel returned an array of shape {K.shape} for the {what}; expected {(A.shape[0], m)}"
+            )
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"the kernel returned NaN or infinite values for the {what} (overflow?); "
+                "rescale X or change gamma / coef0 / degree"
+            )
+        return K
+
+    def _named_kernel(self, A: np.ndarray, B: np.ndarray | None) -> np.ndarray:
+        """A named kernel in scikit-learn's parametrisation (``gamma=None`` means ``1 / n_features``)."""
+        from . import kernels as kk
+
+        name = self.kernel
+        if name == "linear":
+            return kk.linear_kernel(A, B)
+        gamma = 1.0 / A.shape[1] if self.gamma is None else float(self.gamma)
+        if name in ("poly", "polynomial"):
+            return kk.polynomial_kernel(A, B, degree=int(self.degree), gamma=gamma, coef0=float(self.coef0))
+        if name == "rbf":
+            return kk.rbf_kernel(A, B, gamma=gamma)
+        if name == "laplacian":  # exp(-gamma ||x - y||_1), as scikit-learn
+            return kk.laplacian_kernel(A, B, sigma=1.0 / gamma, metric="manhattan")
+        return kk.sigmoid_kernel(A, B, gamma=gamma, coef0=float(self.coef0))
+
+    def _training_gram(self, X: np.ndarray) -> np.ndarray:
+        """A private, writable copy of the training Gram matrix."""
+        if self.kernel == "precomputed":
+            K = np.array(X, dtype=np.float64, order="C", copy=True)
+            check_symmetric(K, "X (precomputed Gram matrix)")
+            return K
+        K = self._kernel(X, None, "training data")
+        if callable(self.kernel):
+            check_symmetric(K, "the Gram matrix returned by the kernel callable")
+            K = np.array(K, order="C")  # never overwrite what the callable returned
+        return K
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "dual_coef_"):
+            raise _not_fitted_error()(f"this {type(self).__name__} instance is not fitted yet; call fit(X, y) first")
+
+    def _check_Xy(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        if y is None:
+            raise ValueError("KernelRidge requires y to be passed, but the target y is None")
+        Xa = _real_array(X, "X")
+        ya = _real_array(y, "y", ndim=(1, 2))
+        if Xa.shape[0] != ya.shape[0]:
+            raise ValueError(
+                f"X and y must have the same number of samples; got X.shape={Xa.shape} and y.shape={ya.shape}"
+            )
+        if self.kernel == "precomputed" and Xa.shape[0] != Xa.shape[1]:
+            raise ValueError(
+                "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
+                f"got shape {Xa.shape}"
+            )
+        return Xa, ya
+
+    # -- fit / predict -------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> "KernelRidge":
+        """Fit the model: Cholesky-solve ``(K + alpha I) dual_coef_ = y``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs; for ``kernel="precomputed"`` the square training
+            Gram matrix.
+        y : array_like of shape (n_samples,) or (n_samples, n_targets)
+            Targets.
+
+        Returns
+        -------
+        KernelRidge
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            See the class docstring.
+        TypeError
+            For parameters of the wrong type or non-numeric input.
+        """
+        alpha = self._check_params()
+        Xa, ya = self._check_Xy(X, y)
+        n = Xa.shape[0]
+        _check_gram_size(n, float(self.gram_limit_mb))
+        K = self._training_gram(Xa)
+        if not self._psd_by_construction():
+            _check_psd(K)
+        Y = ya.reshape(n, -1)
+        if alpha == 0.0:
+            warnings.warn(
+                "alpha=0: kernel ridge regression reduces to least squares; "
+                "using the minimum-norm least-squares solution",
+                LeastSquaresWarning,
+                stacklevel=2,
+            )
+            coef = sla.lstsq(K, Y, check_finite=False)[0]
+        else:
+            K.flat[:: n + 1] += alpha
+            try:
+                factor = sla.cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                K.flat[:: n + 1] -= alpha
+                coef = self._not_pd(K, Y, alpha)
+            else:
+                coef = sla.cho_solve(factor, Y, overwrite_b=False, check_finite=False)
+        self.X_fit_ = np.array(Xa, copy=True) if Xa is X else Xa
+        self.dual_coef_ = coef.ravel() if ya.ndim == 1 else coef
+        self.n_features_in_ = int(Xa.shape[1])
+        # the settings dual_coef_ belongs to: predict and loo_residuals use these, not
+        # parameters changed by set_params after the fit
+        self._fit_settings = {name: copy.copy(getattr(self, name)) for name in _FIT_SETTINGS}
+        self._fit_settings["alpha"] = alpha
+        return self
+
+    def _psd_by_construction(self) -> bool:
+        """True for the named kernels whose Gram matrices are PSD for every input."""
+        k = self.kernel
+        if isinstance(k, str) and k in ("linear", "rbf", "laplacian"):
+            return True
+        return isinstance(k, str) and k in ("poly", "polynomial") and float(self.coef0) >= 0
+
+    def _as_fitted(self) -> "KernelRidge":
+        """A shallow copy carrying the kernel settings of the last :meth:`fit`."""
+        self._check_fitted()
+        est = copy.copy(self)
+        est.__dict__.update(getattr(self, "_fit_settings", {}))
+        return est
+
+    @staticmethod
+    def _not_pd(K: np.ndarray, Y: np.ndarray, alpha: float) -> np.ndarray:
+        """``K + alpha I`` failed Cholesky: a non-PSD ``K`` is an error, rounding is not."""
+        evals = sla.eigvalsh(K, check_finite=False)
+        if evals[0] < -_psd_tolerance(K.shape[0], float(np.max(np.abs(evals)))):
+            raise ValueError(
+                f"K + alpha*I is not positive definite: the kernel matrix is not positive semidefinite "
+                f"(smallest eigenvalue {evals[0]:.3g}, alpha={alpha:g}); use a positive definite kernel"
+            )
+        warnings.warn(
+            "K + alpha*I is numerically singular (alpha is tiny compared with K); "
+            "using the minimum-norm least-squares solution",
+            LeastSquaresWarning,
+            stacklevel=3,
+        )
+        A = K.copy()
+        A.flat[:: K.shape[0] + 1] += alpha
+        return sla.lstsq(A, Y, check_finite=False)[0]
+
+    def _test_gram(self, X: Any) -> np.ndarray:
+        return self._as_fitted()._test_gram_fitted(X)
+
+    def _test_gram_fitted(self, X: Any) -> np.ndarray:
+        Xa = _real_array(X, "X")
+        if self.kernel == "precomputed":
+            n = self.X_fit_.shape[0]
+            if Xa.shape[1] != n:
+                raise ValueError(
+                    f"X has {Xa.shape[1]} features, but KernelRidge is expecting {n} features as input. "
+                    "(With kernel='precomputed', X holds one kernel value per training sample.)"
+                )
+            return Xa
+        if Xa.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {Xa.shape[1]} features, but KernelRidge is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        return self._kernel(Xa, self.X_fit_, "test data")
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict ``f(x) = sum_i dual_coef_[i] k(X_fit_[i], x)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features)
+            Test inputs; for ``kernel="precomputed"`` the ``(n_test, n_train)``
+            kernel values against the training points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_test,) or (n_test, n_targets)
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        ValueError
+            On NaN/inf, a wrong number of features, or 1-D input.
+        """
+        return self._test_gram(X) @ self.dual_coef_
+
+    def score(self, X: Any, y: Any) -> float:
+        """Coefficient of determination :math:`R^2` of :meth:`predict` (averaged uniformly over targets).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features)
+        y : array_like of shape (n_test,) or (n_test, n_targets)
+
+        Returns
+        -------
+        float
+        """
+        pred = self.predict(X)
+        ya = _real_array(y, "y", ndim=(1, 2))
+        if ya.shape != pred.shape:
+            if ya.size == pred.size:
+                ya = ya.reshape(pred.shape)
+            else:
+                raise ValueError(f"y must have shape {pred.shape} like the predictions; got {ya.shape}")
+        Y = ya.reshape(ya.shape[0], -1)
+        P = pred.reshape(pred.shape[0], -1)
+        # R^2 is scale-invariant: rescale each target so that squaring cannot overflow
+        scale = np.maximum(np.max(np.abs(Y), axis=0), np.max(np.abs(P), axis=0))
+        scale = np.where(scale > 0, scale, 1.0)
+        Y, P = Y / scale, P / scale
+        ss_res = ((Y - P) ** 2).sum(axis=0)
+        ss_tot = ((Y - Y.mean(axis=0)) ** 2).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r2 = np.where(ss_tot > 0, 1.0 - ss_res / np.where(ss_tot > 0, ss_tot, 1.0),
+                          np.where(ss_res == 0, 1.0, 0.0))
+        return float(np.mean(r2))
+
+    # -- closed-form leave-one-out and the path -------------------------------
+    def loo_residuals(self) -> np.ndarray:
+        """Leave-one-out residuals ``y_i - f^{(-i)}(x_i)`` in closed form.
+
+        Uses ``alpha`` and the kernel settings of the last :meth:`fit` (the ones
+        ``dual_coef_`` belongs to), not parameters changed since by
+        :meth:`set_params`; refit to get the residuals for new settings.
+
+        With :math:`G = (K + \\alpha I)^{-1}` and :math:`a = G y` (``dual_coef_``),
+        the model refitted without sample ``i`` predicts
+        :math:`y_i - a_i / G_{ii}` at :math:`x_i`. Computed on demand from
+        ``X_fit_`` (one more Gram matrix and Cholesky factorisation, plus a
+        triangular inverse for the diagonal of :math:`G`), so :meth:`fit`
+        pays nothing for it.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples,) or (n_samples, n_targets)
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        ValueError
+            If ``alpha = 0`` (the interpolant's leave-one-out residuals are not
+            given by this formula; ``1 - H_ii`` vanishes).
+        """
+        est = self._as_fitted()
+        alpha = float(est.alpha)
+        if alpha == 0.0:
+            raise ValueError("loo_residuals needs alpha > 0: with alpha = 0 the hat matrix has ones on its diagonal")
+        K = est._training_gram(self.X_fit_)
+        n = K.shape[0]
+        K.flat[:: n + 1] += alpha
+        try:
+            L = sla.cholesky(K, lower=True, overwrite_a=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            raise ValueError("K + alpha*I is not positive definite; the closed-form LOO needs it") from None
+        Linv = sla.solve_triangular(L, np.eye(n), lower=True, check_finite=False, overwrite_b=True)
+        diag = np.einsum("ij,ij->j", Linv, Linv)     # G_ii = ||L^{-1} e_i||^2
+        a = self.dual_coef_
+        return a / diag if a.ndim == 1 else a / diag[:, None]
+
+    def path(self, X: Any, y: Any, alphas: Any) -> RidgePath:
+        """Solutions for every value in ``alphas`` from one eigendecomposition.
+
+        Uses this estimator's kernel settings (``alpha`` itself is ignored) and
+        returns a :class:`RidgePath`; the estimator is not modified. See
+        :func:`kernel_ridge_path`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs (the Gram matrix for ``"precomputed"``).
+        y : array_like of shape (n_samples,) or (n_samples, n_targets)
+        alphas : array_like of shape (n_alphas,)
+            Values ``> 0``.
+
+        Returns
+        -------
+        RidgePath
+        """
+        self._check_params()
+        Xa, ya = self._check_Xy(X, y)
+        lam = _check_alphas(alphas)
+        _check_gram_size(Xa.shape[0], float(self.gram_limit_mb))
+        return _path_from_gram(self._training_gram(Xa), ya, lam)
