@@ -1,0 +1,901 @@
+"""The central support vector machine (CSVM, Chapter 11).
+
+The CSVM replaces the SVM's boundary margin by the *central separation margin*,
+the summed distance of the two class centres from the hyperplane. With
+``l_i = 1/n_+`` for the positive class and ``1/n_-`` for the negative class and
+``m = x_+ - x_-`` the difference of the class centres (in feature space), the soft
+primal is ::
+
+    min_{w, b, xi}  1/2 ||w||^2 + C sum_i xi_i
+    s.t.            sum_i l_i y_i <w, phi(x_i)> = <w, m> = 1,
+                    y_i (<w, phi(x_i)> + b) >= epsilon - xi_i,   xi_i >= 0,
+
+(``C = inf``: the hard primal, no slack). Its Lagrangian dual has box-constrained
+multipliers ``alpha`` and a *free* multiplier ``beta`` of the equality constraint::
+
+    max_{alpha, beta}  epsilon sum_i alpha_i + beta
+                       - 1/2 || sum_i (alpha_i + beta l_i) y_i phi(x_i) ||^2
+    s.t.               sum_i y_i alpha_i = 0,  0 <= alpha_i <= C,  beta in R.
+
+Because ``beta`` enters unconstrained and quadratically it is eliminated in closed
+form, ``beta(alpha) = (1 - v' alpha) / s`` with ``g_i = <phi(x_i), m>``,
+``v_i = y_i g_i`` and ``s = ||m||^2``; what remains is an ordinary SVM dual on the
+kernel projected orthogonally to ``m``, ``K~ = K - g g' / s``, with the
+per-sample linear term ``p_i = epsilon - y_i g_i / s``. :class:`CentralSVC` solves
+it by SMO with second-order working-set selection :cite:p:`fan2005working`
+(exactly, to a KKT violation ``tol``), then recovers ``beta``, ``w`` and the
+bias from the KKT conditions.
+
+The seed's "shortcut" ``w = (1 - lam) w_SVM + lam (x_+ - x_-)`` is *not* the CSVM
+optimum in general; it is available, clearly named, as :func:`shortcut_weights`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+from ._validation import check_array, check_positive
+
+__all__ = ["CentralSVC", "max_feasible_epsilon", "shortcut_weights"]
+
+KERNEL_NAMES = ("linear", "poly", "rbf", "laplacian")
+#: Largest training set :class:`CentralSVC` accepts (the dense n x n matrices it keeps).
+MAX_SAMPLES = 20_000
+_TAU = 1e-12  # curvature floor of the two-variable subproblem (as libsvm)
+
+
+def _not_fitted_error() -> type[Exception]:
+    from .svm import NotFittedError  # one NotFittedError class for the whole package
+
+    return NotFittedError
+
+
+# --------------------------------------------------------------------------- input helpers
+def _real_array(A: Any, name: str, ndim: int = 2) -> np.ndarray:
+    """``check_array`` plus scikit-learn's conventions for complex, sparse and 1-D input."""
+    if A is None:
+        raise ValueError(f"{name} must be an array, got None")
+    if sparse.issparse(A):
+        raise TypeError(
+            f"Sparse input is not supported: {name} is a scipy.sparse matrix; pass a dense array ({name}.toarray())"
+        )
+    probe = None
+    if not isinstance(A, (str, bytes)):
+        try:
+            probe = np.asarray(A)
+        except Exception:  # ragged input: check_array gives the message
+            probe = None
+    if probe is None:
+        return check_array(A, name, ndim=ndim)
+    if np.iscomplexobj(probe) or (probe.dtype == object and any(isinstance(v, complex) for v in probe.ravel()[:1000])):
+        raise ValueError(f"Complex data not supported: {name} has complex values; the CSVM needs real numbers")
+    if ndim == 2 and probe.ndim == 1:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got a 1-D array of shape "
+            f"{probe.shape}. Reshape your data with {name}.reshape(-1, 1) if it has a single feature "
+            f"or {name}.reshape(1, -1) if it is a single sample."
+        )
+    if ndim == 2 and probe.ndim == 2 and probe.shape[1] == 0 and probe.shape[0] > 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={probe.shape}) while a minimum of 1 is required.")
+    return check_array(probe, name, ndim=ndim)
+
+
+def _data_conversion_warning() -> type[Warning]:
+    """The package's ``DataConversionWarning`` (also scikit-learn's class when scikit-learn is
+    already imported, so its estimator checks recognise it; scikit-learn is never imported)."""
+    from .svm._input import DataConversionWarning, _flavoured
+
+    return _flavoured(DataConversionWarning, "DataConversionWarning")
+
+
+def _binary_labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, s)`` with ``classes`` sorted and ``s`` in {-1, +1} (``classes[1]`` is +1)."""
+    if y is None:
+        raise ValueError("CentralSVC requires y to be passed, but the target y is None")
+    if sparse.issparse(y):
+        raise TypeError("y must be a dense 1-D array of class labels, got a scipy.sparse matrix")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"y must be a 1-D array of class labels, got a string {y!r}")
+    try:
+        ya = np.asarray(y)
+    except Exception as exc:
+        raise ValueError(f"y must be a 1-D array of class labels (ragged input?): {exc}") from None
+    if ya.ndim == 2 and ya.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
+            "(n_samples,), for example using ravel().",
+            _data_conversion_warning(),
+            stacklevel=3,
+        )
+        ya = ya.ravel()
+    if ya.ndim != 1:
+        raise ValueError(f"y must be a 1-D array of class labels; got shape {ya.shape}")
+    if ya.shape[0] != n:
+        raise ValueError(f"X and y must have the same number of samples; got {n} samples in X and {ya.shape[0]} in y")
+    if np.iscomplexobj(ya):
+        raise ValueError("Complex data not supported: y holds complex numbers; y must hold class labels")
+    if ya.dtype.kind == "f":
+        if not np.all(np.isfinite(ya)):
+            raise ValueError("y contains NaN or infinity; every sample needs a finite class label")
+        if not np.all(ya == np.round(ya)) and np.unique(ya).size > 2:
+            raise ValueError(
+                "Unknown label type: y holds continuous values; CentralSVC is a classifier and y must hold class labels"
+            )
+    if ya.dtype == object and any(v is None for v in ya):
+        raise ValueError("y contains None; every sample needs a class label")
+    try:
+        classes, codes = np.unique(ya, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"y must hold comparable class labels of one type: {exc}") from None
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y contains one class only ({classes[0]!r}); the CSVM needs two classes (two class centres)"
+            if classes.shape[0] == 1
+            else "y is empty; the CSVM needs samples of two classes"
+        )
+    if classes.shape[0] > 2:
+        raise ValueError(f"Only binary classification is supported. The type of the target is multiclass: y contains "
+            f"{classes.shape[0]} classes; CentralSVC is a binary classifier (2 classes)")
+    return classes, np.where(codes.ravel() == 1, 1.0, -1.0)
+
+
+def _check_epsilon(epsilon: Any) -> float:
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon must be a real number > 0, got {type(epsilon).__name__} {epsilon!r}")
+    e = float(epsilon)
+    if not np.isfinite(e) or e <= 0:
+        raise ValueError(
+            f"epsilon must be a finite number > 0, got {epsilon!r} (epsilon = 0 drops the margin "
+            "requirement of the closest samples; see Chapter 11)"
+        )
+    return e
+
+
+def _check_C(C: Any) -> float:
+    if isinstance(C, (bool, np.bool_)) or not isinstance(C, numbers.Real):
+        raise TypeError(f"C must be a real number > 0 (or inf for the hard margin), got {type(C).__name__} {C!r}")
+    c = float(C)
+    if np.isnan(c) or c <= 0:
+        raise ValueError(f"C must be > 0 (or inf for the hard margin), got {C!r}")
+    return c
+
+
+def _check_gram(K: np.ndarray, name: str) -> np.ndarray:
+    """A symmetric positive semidefinite Gram matrix (a clear ValueError otherwise)."""
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square (n, n) Gram matrix; got shape {K.shape}")
+    scale = float(np.max(np.abs(K))) if K.size else 0.0
+    if scale > 0 and np.max(np.abs(K - K.T)) > 1e-10 * scale:
+        raise ValueError(f"{name} must be symmetric; max |K - K.T| = {np.max(np.abs(K - K.T)):.3g}")
+    K = (K + K.T) / 2
+    if K.shape[0] > 0 and scale > 0:
+        lam_min = float(np.linalg.eigvalsh(K)[0])
+        if lam_min < -1e-8 * scale * K.shape[0]:
+            raise ValueError(
+                f"{name} must be positive semidefinite (a kernel matrix); its smallest eigenvalue is {lam_min:.3g}"
+            )
+    return K
+
+
+def _centre_terms(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``l`` (1/n_+ or 1/n_-), ``g_i = <phi(x_i), m>`` and ``s = ||m||^2`` from the Gram matrix."""
+    pos = y > 0
+    n_pos = int(np.count_nonzero(pos))
+    l = np.where(pos, 1.0 / n_pos, 1.0 / (y.shape[0] - n_pos))
+    g = K @ (l * y)
+    s = float((l * y) @ g)
+    scale = float(np.max(np.abs(np.diag(K)))) if K.size else 0.0
+    if not s > 1e-12 * max(scale, np.finfo(float).tiny):
+        raise ValueError(
+            "the two class centres coincide in feature space (||x_+ - x_-||^2 = "
+            f"{s:.3g}); the central margin constraint <w, x_+ - x_-> = 1 cannot be met. "
+            "Use another kernel or check y"
+        )
+    return l, g, s
+
+
+# --------------------------------------------------------------------------- the solver
+def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
+    """Minimise 1/2 a'Qt a - p'a s.t. y'a = 0, 0 <= a <= C by SMO (second-order selection).
+
+    Returns ``(alpha, G, n_iter, violation)`` with ``G = Qt alpha - p`` and the final
+    maximal KKT violation ``max_{I_up} -y G - min_{I_low} -y G``.
+    """
+    n = y.shape[0]
+    alpha = np.zeros(n)
+    G = -p.copy()
+    QD = np.diag(Qt).copy()
+    pos = y > 0
+    viol = np.inf
+    it = 0
+    polish_every = max(50, min(n, 500))
+    window_start = np.inf
+    while it < max_iter:
+        if it and it % polish_every == 0:
+            # an active-set step only where SMO stalls (the violation did not halve in a window)
+            if viol > 0.5 * window_start:
+                G = _newton_polish(Qt, p, y, C, alpha, G)
+            window_start = viol
+        at_upper = alpha >= C
+        at_lower = alpha <= 0
+        up = np.where(pos, ~at_upper, ~at_lower)
+        low = np.where(pos, ~at_lower, ~at_upper)
+        myG = -y * G
+        gu = np.where(up, myG, -np.inf)
+        i = int(np.argmax(gu))
+        m_up = gu[i]
+        M_low = float(np.min(np.where(low, myG, np.inf)))
+        viol = m_up - M_low
+        if viol <= tol:
+            break
+        Qi = Qt[i]
+        a = QD[i] + QD - 2.0 * y[i] * y * Qi
+        a = np.maximum(a, _TAU)
+        bb = m_up - myG
+        cand = low & (bb > 0)
+        j = int(np.argmin(np.where(cand, -(bb * bb) / a, np.inf)))
+        t = bb[j] / a[j]
+        # feasible step along d_i = y_i, d_j = -y_j
+        lim_i = (C - alpha[i]) if y[i] > 0 else alpha[i]
+        lim_j = alpha[j] if y[j] > 0 else (C - alpha[j])
+        t = min(t, lim_i, lim_j)
+        if not np.isfinite(t) or t > 1e15:
+            raise ValueError(
+                "the CSVM dual is unbounded: the hard-margin problem (C=inf) is infeasible for this epsilon; "
+                "use a finite C or a smaller epsilon"
+            )
+        ai = alpha[i] + y[i] * t
+        aj = alpha[j] - y[j] * t
+        # snap to the bounds that limited the step (no drift from rounding)
+        if t == lim_i:
+            ai = C if y[i] > 0 else 0.0
+        if t == lim_j:
+            aj = 0.0 if y[j] > 0 else C
+        di, dj = ai - alpha[i], aj - alpha[j]
+        alpha[i], alpha[j] = ai, aj
+        G += Qi * di + Qt[j] * dj
+        it += 1
+    return alpha, G, it, float(viol)
+
+
+def _newton_polish(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray,
+                   G: np.ndarray) -> np.ndarray:
+    """One active-set step on the free multipliers (``alpha`` in place); returns the new gradient.
+
+    With the bounded multipliers fixed, the quadratic is minimised on the face
+    ``{d : y_F' d = 0}`` in an orthonormal basis ``Z`` of that face, where the
+    reduced Hessian ``Z' Qt_FF Z`` is eigendecomposed. If the gradient has a
+    component along a zero-curvature direction (``Qt`` is singular, e.g. of rank
+    ``d - 1`` for the linear kernel), the objective decreases *linearly* along it and
+    the step runs to the first bound; otherwise it is the Newton step, cut back at
+    the first bound. This replaces SMO's slow zig-zag on degenerate faces by one
+    small eigenproblem.
+    """
+    from scipy.linalg import null_space
+
+    F = np.flatnonzero((alpha > 0) & (alpha < C))
+    k = F.shape[0]
+    if k < 2 or k > 1500:
+        return G
+    Z = null_space(y[F][None, :])  # (k, k - 1), orthonormal
+    H = Z.T @ Qt[np.ix_(F, F)] @ Z
+    gz = Z.T @ G[F]
+    lam, V = np.linalg.eigh((H + H.T) / 2)
+    scale = max(float(np.abs(lam).max()) if lam.size else 0.0, 1e-300)
+    null = lam <= 1e-10 * scale
+    gn = V[:, null].T @ gz
+    if np.linalg.norm(gn) > 1e-12 * max(1.0, float(np.linalg.norm(gz))):
+        d = -(Z @ (V[:, null] @ gn))  # zero curvature, linear decrease: go to the bound
+        newton = False
+    else:
+        pos = ~null
+        d = -(Z @ (V[:, pos] @ ((V[:, pos].T @ gz) / lam[pos])))
+        newton = True
+    if not np.all(np.isfinite(d)) or not float(G[F] @ d) < 0:
+        return G
+    with np.errstate(divide="ignore", invalid="ignore"):
+        to_up = np.where(d > 0, (C - alpha[F]) / d, np.inf)
+        to_low = np.where(d < 0, -alpha[F] / d, np.inf)
+    step = min(float(np.min(to_up)), float(np.min(to_low)))
+    if newton:
+        step = min(step, 1.0)
+    if not (step > 0 and np.isfinite(step)):
+        return G
+    new = alpha[F] + step * d
+    hit_low = np.isclose(to_low, step, rtol=1e-12, atol=0) if not newton or step < 1 else np.zeros(k, bool)
+    hit_up = np.isclose(to_up, step, rtol=1e-12, atol=0) if not newton or step < 1 else np.zeros(k, bool)
+    new[hit_low] = 0.0
+    if np.isfinite(C):
+        new[hit_up] = C
+    trial = alpha.copy()
+    trial[F] = np.clip(new, 0.0, C)
+    G_new = Qt @ trial - p
+    if 0.5 * float(trial @ (G_new - p)) <= 0.5 * float(alpha @ (G - p)):  # 1/2 a'Qt a - p'a, Qt a = G + p
+        alpha[:] = trial
+        return G_new
+    return G
+
+
+def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
+    """The bias from the KKT conditions ``G_i + y_i b`` (=0 free, >=0 at 0, <=0 at C)."""
+    myG = -y * G
+    free = (alpha > 0) & (alpha < C)
+    if np.any(free):
+        return float(np.mean(myG[free]))
+    pos = y > 0
+    up = np.where(pos, alpha < C, alpha > 0)
+    low = np.where(pos, alpha > 0, alpha < C)
+    lo = float(np.max(myG[up])) if np.any(up) else -np.inf
+    hi = float(np.min(myG[low])) if np.any(low) else np.inf
+    if np.isfinite(lo) and np.isfinite(hi):
+        return (lo + hi) / 2
+    return lo if np.isfinite(lo) else hi
+
+
+def max_feasible_epsilon(K: Any, y: Any) -> float:
+    """The largest ``epsilon`` for which the hard-margin CSVM is feasible.
+
+    It is the optimum of the linear program ::
+
+        max_{c, b, t}  t   s.t.  y_i ((K c)_i + b) >= t,   g' c = 1,
+
+    with ``w = sum_j c_j phi(x_j)`` and ``g_i = <phi(x_i), x_+ - x_->`` (so that
+    ``g' c = <w, x_+ - x_->``), solved by scipy's HiGHS. It is finite whenever the
+    class centres differ, and positive exactly when the classes are strictly
+    separable in feature space.
+
+    Parameters
+    ----------
+    K : array_like of shape (n_samples, n_samples)
+        Symmetric positive semidefinite Gram matrix of the training samples.
+    y : array_like of shape (n_samples,)
+        Binary class labels (two distinct values).
+
+    Returns
+    -------
+    float
+        ``epsilon_max``; the hard-margin CSVM is feasible iff ``0 < epsilon <= epsilon_max``.
+
+    Raises
+    ------
+    ValueError
+        For a Gram matrix that is not square, symmetric, finite and PSD, labels of the
+        wrong length or with one class only, or class centres that coincide.
+    TypeError
+        For complex, string or sparse input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> y = np.array([-1, -1, 1, 1])
+    >>> round(max_feasible_epsilon(X @ X.T, y), 6)   # w = 1/3: margins (3 - 1)/2 * 1/3
+    0.333333
+    """
+    shape = np.shape(K) if not isinstance(K, (str, bytes)) and hasattr(K, "shape") else None
+    if shape is not None and len(shape) >= 1 and shape[0] > MAX_SAMPLES:
+        raise ValueError(f"K has {shape[0]} samples; at most {MAX_SAMPLES} are supported (a dense LP of that size)")
+    Ka = _real_array(K, "K")
+    if Ka.shape[0] > MAX_SAMPLES:
+        raise ValueError(f"K has {Ka.shape[0]} samples; at most {MAX_SAMPLES} are supported")
+    Ka = _check_gram(Ka, "K")
+    _, s = _binary_labels(y, Ka.shape[0])
+    l, g, _ = _centre_terms(Ka, s)
+    return _lp_epsilon(Ka, s, g)
+
+
+def _lp_epsilon(K: np.ndarray, y: np.ndarray, g: np.ndarray) -> float:
+    n = y.shape[0]
+    # epsilon_max is invariant under K -> c K (w scales by 1/sqrt(c), the margins do not):
+    # normalise, so that HiGHS never sees coefficients it would drop as zero
+    scale = float(np.max(np.abs(K)))
+    K, g = K / scale, g / scale
+    # variables z = (c_1..c_n, b, t); minimise -t
+    cost = np.zeros(n + 2)
+    cost[-1] = -1.0
+    A_ub = np.hstack([-(y[:, None] * K), -y[:, None], np.ones((n, 1))])
+    b_ub = np.zeros(n)
+    A_eq = np.concatenate([g, [0.0, 0.0]])[None, :]
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[1.0], bounds=[(None, None)] * (n + 2),
+                  method="highs")
+    if res.status != 0:  # pragma: no cover - bounded and feasible when s > 0
+        raise ValueError(f"the feasibility linear program failed: {res.message}")
+    return float(-res.fun)
+
+
+# --------------------------------------------------------------------------- the estimator
+class CentralSVC:
+    """The central support vector machine, solved exactly in its dual.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Penalty of the slacks, ``> 0``; ``float("inf")`` gives the hard-margin CSVM
+        (a ``ValueError`` suggesting a finite ``C`` when it is infeasible).
+    epsilon : float, default=1.0
+        The required functional margin ``y_i (w . x_i + b) >= epsilon`` of every
+        sample, relative to the centre normalisation ``w . (x_+ - x_-) = 1``;
+        ``> 0``. Small ``epsilon``: the class-mean direction; large: the SVM
+        direction and beyond (Chapter 11).
+    kernel : {"linear", "poly", "rbf", "laplacian", "precomputed"} or callable, default="linear"
+        As scikit-learn: ``poly`` is ``(gamma x.z + coef0)^degree``, ``rbf``
+        ``exp(-gamma ||x - z||^2)``, ``laplacian`` ``exp(-gamma ||x - z||_1)``;
+        a callable ``k(X, Y)`` returns the ``(n, m)`` Gram block.
+    gamma : float or None, default=None
+        Kernel coefficient; ``None`` means ``1 / n_features``.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Constant of the polynomial kernel.
+    tol : float, default=1e-10
+        Stop when the maximal KKT violation of the reduced dual is ``<= tol``.
+    max_iter : int, default=1_000_000
+        Maximal number of SMO steps (a ``ValueError`` if they do not suffice).
+
+    Attributes
+    ----------
+    classes_ : numpy.ndarray of shape (2,)
+        The class labels; ``classes_[1]`` is the positive class (``y = +1``).
+    alpha_ : numpy.ndarray of shape (n_samples,)
+        The multipliers of the margin constraints, ``0 <= alpha_i <= C``.
+    beta_ : float
+        The (sign-free) multiplier of the centre constraint ``w . (x_+ - x_-) = 1``.
+    support_ : numpy.ndarray of shape (n_SV,)
+        Indices of the samples with ``alpha_i > 0``.
+    dual_coef_ : numpy.ndarray of shape (1, n_SV)
+        ``alpha_i y_i`` for the support vectors (the SVM-like part of ``w``).
+    sample_coef_ : numpy.ndarray of shape (n_samples,)
+        ``(alpha_i + beta l_i) y_i``: ``f(x) = sum_i sample_coef_i k(x_i, x) + b``.
+        Every training sample enters through the centre term ``beta (x_+ - x_-)``.
+    intercept_ : numpy.ndarray of shape (1,)
+        The bias ``b``.
+    coef_ : numpy.ndarray of shape (1, n_features)
+        ``w`` (linear kernel only).
+    dual_objective_, primal_objective_ : float
+        The two objective values at the returned point.
+    duality_gap_ : float
+        ``(primal - dual) / max(1, |primal|)``: the duality gap relative to the primal
+        objective when ``|primal| >= 1`` and absolute below 1 (so that a tiny objective does
+        not inflate it). With a finite ``C`` the primal point is feasible by construction and
+        a small gap certifies optimality. With ``C=inf`` the primal objective ``||w||^2 / 2``
+        ignores margin violations, so the gap certifies only a feasible point: when
+        ``max_slack_`` exceeds ``1e-8 * max(1, epsilon)`` a warning is issued and
+        ``duality_gap_`` is ``inf``.
+    max_slack_ : float
+        The largest margin violation ``max_i max(0, epsilon - y_i f(x_i))`` on the training set.
+    kkt_violation_ : float
+        The final maximal KKT violation of the reduced dual.
+    n_iter_ : int
+        SMO steps taken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0], [4.0, 3.0], [3.0, 4.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> clf = CentralSVC(C=10.0, epsilon=0.1).fit(X, y)
+    >>> clf.predict([[0.5, 0.5], [3.5, 3.5]]).tolist()
+    [0, 1]
+    >>> np.round(clf.coef_, 6).tolist()   # the class-mean direction (x_+ - x_-) / ||x_+ - x_-||^2
+    [[0.166667, 0.166667]]
+    >>> bool(clf.duality_gap_ < 1e-9)
+    True
+    """
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        *,
+        epsilon: float = 1.0,
+        kernel: str | Callable[..., Any] = "linear",
+        gamma: float | None = None,
+        degree: int = 3,
+        coef0: float = 0.0,
+        tol: float = 1e-10,
+        max_iter: int = 1_000_000,
+    ) -> None:
+        self.C = C
+        self.epsilon = epsilon
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+        self.max_iter = max_iter
+
+    # -- scikit-learn integration --------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Parameters of this estimator (the ``__init__`` arguments)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> "CentralSVC":
+        """Set parameters by name; returns ``self``.
+
+        Raises
+        ------
+        ValueError
+            If a name is not a parameter of this estimator.
+        """
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        sig = inspect.signature(type(self).__init__)
+        parts = []
+        for name, value in self.get_params().items():
+            default = sig.parameters[name].default
+            same = default is value or (
+                isinstance(default, (int, float, str)) and type(default) is type(value) and default == value
+            )
+            if not same:
+                parts.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    _estimator_type = "classifier"
+
+    def __sklearn_tags__(self) -> Any:
+        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(multi_class=False),
+            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
+        )
+
+    # -- helpers --------------------------------------------------------------
+    def _check_params(self) -> tuple[float, float]:
+        C = _check_C(self.C)
+        eps = _check_epsilon(self.epsilon)
+        check_positive(self.tol, "tol")
+        mi = self.max_iter
+        if isinstance(mi, (bool, np.bool_)) or not isinstance(mi, numbers.Integral):
+            raise TypeError(f"max_iter must be an integer >= 1, got {type(mi).__name__} {mi!r}")
+        if mi < 1:
+            raise ValueError(f"max_iter must be an integer >= 1, got {mi!r}")
+        k = self.kernel
+        if not (callable(k) or (isinstance(k, str) and (k == "precomputed" or k in KERNEL_NAMES))):
+            raise ValueError(f"kernel must be one of {KERNEL_NAMES}, 'precomputed' or a callable k(X, Y); got {k!r}")
+        if self.gamma is not None:
+            if isinstance(self.gamma, (bool, np.bool_)) or not isinstance(self.gamma, numbers.Real):
+                raise TypeError(f"gamma must be a real number > 0 or None, got {type(self.gamma).__name__}")
+            check_positive(self.gamma, "gamma")
+        d = self.degree
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
+            raise TypeError(f"degree must be an integer >= 1, got {type(d).__name__} {d!r}")
+        if d < 1 or float(d) != int(d):
+            raise ValueError(f"degree must be an integer >= 1, got {d!r}")
+        c = self.coef0
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Real):
+            raise TypeError(f"coef0 must be a real number, got {type(c).__name__} {c!r}")
+        if not np.isfinite(float(c)):
+            raise ValueError(f"coef0 must be finite, got {c!r}")
+        return C, eps
+
+    def _named_kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        from . import kernels as kk
+
+        name = self.kernel
+        if name == "linear":
+            return kk.linear_kernel(A, B)
+        gamma = 1.0 / A.shape[1] if self.gamma is None else float(self.gamma)
+        if name == "poly":
+            return kk.polynomial_kernel(A, B, degree=int(self.degree), gamma=gamma, coef0=float(self.coef0))
+        if name == "rbf":
+            return kk.rbf_kernel(A, B, gamma=gamma)
+        return kk.laplacian_kernel(A, B, sigma=1.0 / gamma, metric="manhattan")
+
+    def _kernel(self, A: np.ndarray, B: np.ndarray, what: str) -> np.ndarray:
+        if callable(self.kernel):
+            K = self.kernel(A, B)
+        else:
+            with np.errstate(over="ignore", invalid="ignore"):
+                K = self._named_kernel(A, B)
+        K = np.asarray(K, dtype=np.float64)
+        if K.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(f"the kernel returned an array of shape {K.shape} for the {what}; "
+                             f"expected {(A.shape[0], B.shape[0])}")
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"the kernel returned NaN or infinite values for the {what} (overflow?); "
+                             "rescale X or change gamma / coef0 / degree")
+        return K
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "sample_coef_"):
+            raise _not_fitted_error()(f"this {type(self).__name__} instance is not fitted yet; call fit(X, y) first")
+
+    # -- fit / predict -------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> "CentralSVC":
+        """Solve the CSVM dual exactly and recover ``w`` (through ``sample_coef_``), ``beta`` and ``b``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features), or (n_samples, n_samples) if precomputed
+            Training samples, or their Gram matrix for ``kernel="precomputed"``.
+        y : array_like of shape (n_samples,)
+            Binary class labels.
+
+        Returns
+        -------
+        CentralSVC
+            ``self``, fitted.
+
+        Raises
+        ------
+        ValueError
+            For NaN/inf, wrong shapes, one class only, a non-symmetric or non-PSD
+            precomputed Gram matrix, ``epsilon <= 0``, ``C <= 0``, coinciding class
+            centres, an infeasible hard margin (``C=inf``; the message gives the
+            largest feasible epsilon), or ``max_iter`` exhausted.
+        TypeError
+            For complex/string/sparse input and parameters of the wrong type.
+        """
+        C, eps = self._check_params()
+        Xa = _real_array(X, "X")
+        classes, s = _binary_labels(y, Xa.shape[0])
+        n = Xa.shape[0]
+        if n > MAX_SAMPLES:
+            raise ValueError(
+                f"X has {n} samples; CentralSVC keeps dense (n, n) matrices and supports at most {MAX_SAMPLES}"
+            )
+        if self.kernel == "precomputed":
+            if Xa.shape[1] != n:
+                raise ValueError(f"with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
+                                 f"got shape {Xa.shape}")
+            K = _check_gram(Xa, "X (precomputed Gram matrix)")
+        else:
+            K = self._kernel(Xa, Xa, "training data")
+            if callable(self.kernel):
+                K = _check_gram(K, "the Gram matrix returned by the kernel callable")
+            else:
+                K = (K + K.T) / 2
+        l, g, sq = _centre_terms(K, s)
+        if np.isinf(C):
+            eps_max = _lp_epsilon(K, s, g)
+            if eps > eps_max * (1 + 1e-9):
+                raise ValueError(
+                    f"the hard-margin CSVM (C=inf) is infeasible for epsilon={eps!r}: the largest feasible epsilon "
+                    f"for these data is {eps_max:.6g}"
+                    + (" (the classes are not separable)" if eps_max <= 0 else "")
+                    + "; use a finite C (soft margin) or a smaller epsilon"
+                )
+        v = s * g
+        Kt = K - np.outer(g, g) / sq
+        Qt = (s[:, None] * s[None, :]) * Kt
+        p = eps - v / sq
+        alpha, G, it, viol = _smo(Qt, p, s, C, float(self.tol), int(self.max_iter))
+        if viol > self.tol:
+            raise ValueError(
+                f"SMO did not reach tol={self.tol!r} in max_iter={self.max_iter} steps (KKT violation {viol:.3g}); "
+                "raise max_iter or tol"
+            )
+        beta = (1.0 - v @ alpha) / sq
+        coef = (alpha + beta * l) * s
+        b = _bias(alpha, G, s, C)
+        # objectives
+        f_train = K @ coef + b
+        w2 = float(coef @ K @ coef)
+        dual = eps * float(alpha.sum()) + beta - 0.5 * w2
+        slack = np.maximum(0.0, eps - s * f_train)
+        primal = 0.5 * w2 + (C * float(slack.sum()) if np.isfinite(C) else 0.0)
+        self.classes_ = classes
+        self.n_features_in_ = Xa.shape[1]
+        self.X_fit_ = Xa if self.kernel != "precomputed" else None
+        self.alpha_ = alpha
+        self.beta_ = float(beta)
+        self.support_ = np.flatnonzero(alpha > 0)
+        self.dual_coef_ = (alpha * s)[self.support_].reshape(1, -1)
+        self.sample_coef_ = coef
+        self.centre_coef_ = l * s
+        self.intercept_ = np.array([b])
+        if self.kernel == "linear":
+            self.coef_ = (coef @ Xa).reshape(1, -1)
+        self.dual_objective_ = float(dual)
+        self.primal_objective_ = float(primal)
+        self.duality_gap_ = float((primal - dual) / max(1.0, abs(primal)))
+        self.max_slack_ = float(slack.max())
+        if np.isinf(C) and self.max_slack_ > 1e-8 * max(1.0, eps):
+            # an infeasible hard-margin point: the objective gap proves nothing
+            self.duality_gap_ = float("inf")
+            warnings.warn(
+                f"the hard-margin (C=inf) solution violates the margin constraints by up to "
+                f"{self.max_slack_:.3g}: it is not a feasible point, and duality_gap_ is set to inf "
+                f"(no optimality certificate); lower tol (now {self.tol!r})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        self.kkt_violation_ = viol
+        self.n_iter_ = it
+        return self
+
+    def _test_gram(self, X: Any) -> np.ndarray:
+        self._check_fitted()
+        Xa = _real_array(X, "X")
+        if self.kernel == "precomputed":
+            n = self.sample_coef_.shape[0]
+            if Xa.shape[1] != n:
+                raise ValueError(f"X has {Xa.shape[1]} columns, but CentralSVC is expecting {n} "
+                                 "(with kernel='precomputed', one kernel value per training sample)")
+            return Xa
+        if Xa.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Xa.shape[1]} features, but CentralSVC is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return self._kernel(Xa, self.X_fit_, "test data")
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``f(x) = sum_i (alpha_i + beta l_i) y_i k(x_i, x) + b``; positive means ``classes_[1]``.
+
+        The centre term ``beta <x_+ - x_-, phi(x)>`` needs ``x`` against every training
+        sample (the class centres live in feature space).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features), or (n_test, n_train) if precomputed
+            Test samples, or ``k(test, train)`` for ``kernel="precomputed"``.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_test,)
+            The decision values.
+        """
+        Kt = self._test_gram(X)
+        return Kt @ self.sample_coef_ + self.intercept_[0]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels, ``classes_[1]`` where ``decision_function(X) > 0``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features), or (n_test, n_train) if precomputed
+            Test samples.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_test,)
+            Predicted labels.
+        """
+        f = self.decision_function(X)
+        return self.classes_[(f > 0).astype(int)]
+
+    def score(self, X: Any, y: Any) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features)
+            Test samples.
+        y : array_like of shape (n_test,)
+            True labels.
+
+        Returns
+        -------
+        float
+            The fraction of correct predictions.
+        """
+        pred = self.predict(X)
+        if y is None:
+            raise ValueError("score needs the true labels y, got None")
+        ya = np.asarray(y)
+        if ya.ndim == 2 and ya.shape[1] == 1:
+            ya = ya.ravel()
+        if ya.shape != pred.shape:
+            raise ValueError(f"y must have shape {pred.shape} (one label per sample of X); got {ya.shape}")
+        return float(np.mean(pred == ya))
+
+
+def shortcut_weights(
+    X: Any, y: Any, lam: float, *, C: float = 1.0, epsilon: float = 1.0, svm_C: float | None = None
+) -> tuple[np.ndarray, float]:
+    """The seed's *shortcut* ``w = (1 - lam) w_SVM + lam (x_+ - x_-)`` (linear kernel only).
+
+    This is **not** the CSVM optimum (Chapter 11 measures how far it is). ``w_SVM``
+    is the soft-margin SVM of :class:`ktheory.svm.SVC` (linear kernel) with penalty
+    ``svm_C``, by default ``C / epsilon``: the SVM to which the CSVM with ``(C, epsilon)``
+    reduces, up to the factor ``epsilon``, when its multiplier ``beta`` is 0. The
+    mixture is rescaled to meet the centre constraint
+    ``w . (x_+ - x_-) = 1``, and ``b`` minimises the CSVM slack
+    ``sum_i max(0, epsilon - y_i (w . x_i + b))`` over the breakpoints
+    (the midpoint of the best interval).
+
+    Parameters
+    ----------
+    X : array_like of shape (n_samples, n_features)
+        Training samples.
+    y : array_like of shape (n_samples,)
+        Binary labels; ``max(y)`` is the positive class.
+    lam : float
+        The mixing weight; the seed's trade-off is ``0 <= lam <= 1``, but any real
+        ``lam`` is accepted (``lam < 0`` moves *away* from the class-mean direction).
+    C : float, default=1.0
+        The CSVM penalty of the slacks (finite), used to choose ``b``.
+    epsilon : float, default=1.0
+        The CSVM margin, used to choose ``b``.
+    svm_C : float or None, default=None
+        Penalty of the SVM part; ``None`` means ``C / epsilon``.
+
+    Returns
+    -------
+    w : numpy.ndarray of shape (n_features,)
+        The rescaled mixture, ``w . (x_+ - x_-) = 1``.
+    b : float
+        The bias.
+
+    Raises
+    ------
+    ValueError
+        For bad ``X``/``y``, a non-finite ``lam``, or a mixture with
+        ``w . (x_+ - x_-) <= 0`` (it cannot be rescaled onto the constraint).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 3.0], [4.0, 3.0]])
+    >>> w, b = shortcut_weights(X, [0, 0, 1, 1], 1.0, epsilon=0.1)   # lam = 1: the class-mean direction
+    >>> np.round(w, 6).tolist()
+    [0.166667, 0.166667]
+    """
+    from .svm import SVC
+
+    if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
+        raise TypeError(
+            f"lam must be a real number (any finite value; 0 gives w_SVM, 1 the centre "
+            f"direction), got {type(lam).__name__} {lam!r}"
+        )
+    if not np.isfinite(float(lam)):
+        raise ValueError(f"lam must be a finite real number, got {lam!r}")
+    Cv = _check_C(C)
+    if not np.isfinite(Cv):
+        raise ValueError("C must be finite for the shortcut (the SVM part needs a finite penalty)")
+    eps = _check_epsilon(epsilon)
+    Cs = Cv / eps if svm_C is None else _check_C(svm_C)
+    if not np.isfinite(Cs):
+        raise ValueError(f"svm_C must be finite, got {svm_C!r}")
+    Xa = _real_array(X, "X")
+    _, s = _binary_labels(y, Xa.shape[0])
+    svc = SVC(C=Cs, kernel="linear", tol=1e-8).fit(Xa, s)
+    w_svm = svc.dual_coef_[0] @ Xa[svc.support_]
+    m = Xa[s > 0].mean(axis=0) - Xa[s < 0].mean(axis=0)
+    if not float(m @ m) > 0:
+        raise ValueError("the two class centres coincide; the centre constraint w . (x_+ - x_-) = 1 cannot be met")
+    w = (1.0 - float(lam)) * w_svm + float(lam) * m
+    wm = float(w @ m)
+    if not wm > 0:
+        raise ValueError(f"the mixture has w . (x_+ - x_-) = {wm:.3g} <= 0 and cannot be rescaled to 1")
+    w = w / wm
+    return w, _best_bias(Xa @ w, s, eps)
+
+
+def _best_bias(u: np.ndarray, y: np.ndarray, eps: float) -> float:
+    """argmin_b sum_i max(0, eps - y_i (u_i + b)), the midpoint of the minimising interval.
+
+    With ``P_i = eps - u_i`` (positives) and ``N_j = -eps - u_j`` (negatives) the
+    objective is ``sum_i max(0, P_i - b) + sum_j max(0, b - N_j)``, convex and piecewise
+    linear; it is evaluated at every breakpoint with sorted cumulative sums (O(n log n)).
+    """
+    P = np.sort(eps - u[y > 0])
+    N = np.sort(-eps - u[y < 0])
+    cand = np.unique(np.r_[P, N])
+    cP = np.r_[0.0, np.cumsum(P[::-1])][::-1]  # cP[k] = sum of P[k:]
+    cN = np.r_[0.0, np.cumsum(N)]               # cN[k] = sum of N[:k]
+    kp = np.searchsorted(P, cand, side="right")  # P[kp:] > b
+    kn = np.searchsorted(N, cand, side="left")   # N[:kn] < b
+    vals = (cP[kp] - (P.shape[0] - kp) * cand) + (kn * cand - cN[kn])
+    best = np.flatnonzero(vals <= vals.min() + 1e-12 * max(1.0, abs(float(vals.min()))))
+    return float((cand[best[0]] + cand[best[-1]]) / 2)

@@ -1,0 +1,316 @@
+"""Tests of ``ktheory.csvm`` against independent oracles.
+
+* scipy's SLSQP on the primal (w, b, xi) and on the full dual (alpha, beta with beta free);
+* scikit-learn's hard-margin SVC for the epsilon at which the CSVM is the SVM;
+* closed forms: the class-mean direction (x_+ - x_-)/||x_+ - x_-||^2 for small epsilon;
+* the largest feasible epsilon: a hand-derived closed form in 1-D, and scipy's linprog on the
+  primal variables (w, b, t) in several dimensions (the package solves an LP in the kernel
+  coefficients instead);
+* hypothesis properties: translation invariance, relabelling symmetry, primal = dual.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog, minimize
+
+from ktheory.csvm import CentralSVC, max_feasible_epsilon, shortcut_weights
+from ktheory.kernels import rbf_kernel
+from ktheory.svm import NotFittedError
+
+
+def blobs(n=24, sep=1.2, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    npos = n // 2
+    X = np.vstack([rng.normal(size=(npos, d)) + sep, rng.normal(size=(n - npos, d)) - sep])
+    y = np.r_[np.ones(npos), -np.ones(n - npos)]
+    return X, y
+
+
+def centre_weights(y):
+    return np.where(y > 0, 1 / np.sum(y > 0), 1 / np.sum(y < 0))
+
+
+def slsqp_primal(X, y, C, eps):
+    """min 1/2||w||^2 + C sum xi  s.t.  w.m = 1, y(w.x+b) + xi >= eps, xi >= 0 (generic NLP solver)."""
+    n, d = X.shape
+    m = (centre_weights(y) * y) @ X
+    hard = not np.isfinite(C)
+
+    def split(z):
+        return z[:d], z[d], (np.zeros(n) if hard else z[d + 1:])
+
+    def obj(z):
+        w, b, xi = split(z)
+        return 0.5 * w @ w + (0.0 if hard else C * xi.sum())
+
+    cons = [{"type": "eq", "fun": lambda z: split(z)[0] @ m - 1},
+            {"type": "ineq", "fun": lambda z: y * (X @ split(z)[0] + split(z)[1]) + split(z)[2] - eps}]
+    if not hard:
+        cons.append({"type": "ineq", "fun": lambda z: z[d + 1:]})
+    z0 = np.r_[m / (m @ m), 0.0, np.full(0 if hard else n, 10.0)]
+    res = minimize(obj, z0, constraints=cons, method="SLSQP", options={"ftol": 1e-14, "maxiter": 3000})
+    w, b, xi = split(res.x)
+    feas = max(abs(w @ m - 1), np.max(np.maximum(0, eps - xi - y * (X @ w + b))), np.max(np.maximum(0, -xi)))
+    return res, feas
+
+
+def slsqp_dual(K, y, C, eps):
+    """max eps sum a + beta - 1/2 (a + beta l)' Q (a + beta l), y'a = 0, 0 <= a <= C, beta free."""
+    n = len(y)
+    l = centre_weights(y)
+    Q = np.outer(y, y) * K
+
+    def negdual(z):
+        a, beta = z[:n], z[n]
+        c = a + beta * l
+        return -(eps * a.sum() + beta - 0.5 * c @ Q @ c)
+
+    def grad(z):
+        a, beta = z[:n], z[n]
+        Qc = Q @ (a + beta * l)
+        return -np.r_[eps - Qc, 1 - l @ Qc]
+
+    bounds = [(0, C if np.isfinite(C) else None)] * n + [(None, None)]
+    res = minimize(negdual, np.zeros(n + 1), jac=grad, bounds=bounds, method="SLSQP",
+                   constraints=[{"type": "eq", "fun": lambda z: y @ z[:n], "jac": lambda z: np.r_[y, 0.0]}],
+                   options={"ftol": 1e-15, "maxiter": 3000})
+    return -res.fun, res
+
+
+CASES = [(C, eps) for C in (0.1, 1.0, 10.0) for eps in (0.05, 0.3, 1.0)]
+
+
+@pytest.mark.parametrize("C,eps", CASES)
+def test_primal_objective_matches_slsqp_primal(C, eps):
+    X, y = blobs()
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    res, feas = slsqp_primal(X, y, C, eps)
+    assert feas < 1e-7
+    # SLSQP's point is feasible, so it cannot beat the optimum; ours must match it
+    assert clf.primal_objective_ <= res.fun * (1 + 1e-7) + 1e-9
+    np.testing.assert_allclose(clf.primal_objective_, res.fun, rtol=1e-6)
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.2, 0.28])
+def test_hard_margin_primal_objective_matches_slsqp_primal(eps):
+    X, y = blobs(sep=2.5, seed=5)
+    assert eps < max_feasible_epsilon(X @ X.T, y)
+    clf = CentralSVC(C=np.inf, epsilon=eps).fit(X, y)
+    res, feas = slsqp_primal(X, y, np.inf, eps)
+    assert feas < 1e-7 and clf.max_slack_ <= 1e-12
+    assert clf.primal_objective_ <= res.fun * (1 + 1e-7) + 1e-9
+    np.testing.assert_allclose(clf.primal_objective_, res.fun, rtol=1e-6)
+    assert clf.duality_gap_ <= 1e-8
+
+
+def test_hard_margin_infeasible_point_is_no_certificate():
+    # a loose tol stops SMO at a point violating hard margins: the gap must not certify it
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 2)) * [3, 1] + [0, 2.5],
+                   rng.normal(size=(20, 2)) * [3, 1] - [0, 2.5]])
+    y = np.r_[np.ones(20), -np.ones(20)]
+    eps = 0.9 * max_feasible_epsilon(X @ X.T, y)
+    with pytest.warns(RuntimeWarning, match="not a feasible point"):
+        loose = CentralSVC(C=np.inf, epsilon=eps, tol=0.3).fit(X, y)
+    assert loose.max_slack_ > 1e-3 and loose.duality_gap_ == np.inf
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tight = CentralSVC(C=np.inf, epsilon=eps).fit(X, y)
+    assert tight.max_slack_ <= 1e-12 and tight.duality_gap_ <= 1e-8
+
+
+def lp_max_epsilon_primal(X, y):
+    """max t  s.t.  y_i (w.x_i + b) >= t,  w.m = 1, in the primal variables (w, b, t)."""
+    n, d = X.shape
+    m = (centre_weights(y) * y) @ X
+    cost = np.r_[np.zeros(d + 1), -1.0]
+    A_ub = np.hstack([-(y[:, None] * X), -y[:, None], np.ones((n, 1))])
+    A_eq = np.r_[m, 0.0, 0.0][None, :]
+    res = linprog(cost, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0],
+                  bounds=[(None, None)] * (d + 2), method="highs")
+    assert res.status == 0, res.message
+    return -res.fun
+
+
+@pytest.mark.parametrize("seed,d,sep", [(0, 3, 2.0), (1, 5, 1.5), (2, 4, 0.3), (3, 2, 2.5)])
+def test_max_feasible_epsilon_matches_primal_lp(seed, d, sep):
+    # n > d + 1 and overlapping directions keep the LP bounded
+    X, y = blobs(n=40, sep=sep, d=d, seed=seed)
+    ref = lp_max_epsilon_primal(X, y)
+    np.testing.assert_allclose(max_feasible_epsilon(X @ X.T, y), ref, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("C,eps", CASES)
+def test_dual_objective_matches_slsqp_dual_and_primal(C, eps):
+    X, y = blobs(seed=1)
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    D, res = slsqp_dual(X @ X.T, y, C, eps)
+    np.testing.assert_allclose(clf.dual_objective_, D, rtol=1e-6)
+    # strong duality at our point (the primal point is feasible by construction)
+    assert abs(clf.primal_objective_ - clf.dual_objective_) <= 1e-8 * max(1, abs(clf.primal_objective_))
+    assert clf.duality_gap_ <= 1e-8 and clf.kkt_violation_ <= clf.tol
+
+
+def test_rbf_dual_matches_slsqp():
+    X, y = blobs(n=16, sep=0.6, seed=3)
+    clf = CentralSVC(C=2.0, epsilon=0.4, kernel="rbf", gamma=0.5).fit(X, y)
+    D, _ = slsqp_dual(rbf_kernel(X, X, gamma=0.5), y, 2.0, 0.4)
+    np.testing.assert_allclose(clf.dual_objective_, D, rtol=1e-6)
+    assert clf.duality_gap_ <= 1e-8
+
+
+def test_structure_of_the_solution():
+    X, y = blobs(seed=2)
+    C, eps = 1.0, 0.3
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    l = centre_weights(y)
+    m = (l * y) @ X
+    w = clf.coef_[0]
+    # w = sum alpha_i y_i x_i + beta (x_+ - x_-)
+    np.testing.assert_allclose(w, (clf.alpha_ * y) @ X + clf.beta_ * m, atol=1e-12)
+    np.testing.assert_allclose(w @ m, 1.0, rtol=1e-12)  # the centre normalisation
+    assert np.all(clf.alpha_ >= 0) and np.all(clf.alpha_ <= C)
+    np.testing.assert_allclose(clf.alpha_ @ y, 0, atol=1e-12)
+    f = X @ w + clf.intercept_[0]
+    np.testing.assert_allclose(clf.decision_function(X), f, atol=1e-12)
+    margin = y * f
+    free = (clf.alpha_ > 1e-9) & (clf.alpha_ < C - 1e-9)
+    assert free.any()
+    np.testing.assert_allclose(margin[free], eps, atol=1e-8)  # complementary slackness
+    assert np.all(margin[clf.alpha_ < 1e-12] >= eps - 1e-8)
+    assert np.all(margin[clf.alpha_ > C - 1e-12] <= eps + 1e-8)
+    # the central separation margin d = d+ + d- equals 1/||w|| under the normalisation
+    d = np.sum(l * y * f) / np.linalg.norm(w)
+    xp, xm = X[y > 0].mean(0), X[y < 0].mean(0)
+    dp = (xp @ w + clf.intercept_[0]) / np.linalg.norm(w)
+    dm = -(xm @ w + clf.intercept_[0]) / np.linalg.norm(w)
+    np.testing.assert_allclose([d, d], [dp + dm, 1 / np.linalg.norm(w)], rtol=1e-12)
+
+
+def test_kernel_forms_agree():
+    X, y = blobs(seed=4)
+    a = CentralSVC(C=1.0, epsilon=0.5).fit(X, y)
+    b = CentralSVC(C=1.0, epsilon=0.5, kernel="precomputed").fit(X @ X.T, y)
+    c = CentralSVC(C=1.0, epsilon=0.5, kernel=lambda A, B: A @ B.T).fit(X, y)
+    Xt = np.random.default_rng(9).normal(size=(7, 2))
+    for other, T in ((b, Xt @ X.T), (c, Xt)):
+        np.testing.assert_allclose(other.dual_objective_, a.dual_objective_, rtol=1e-10)
+        np.testing.assert_allclose(other.decision_function(T), a.decision_function(Xt), atol=1e-7)
+
+
+def test_small_epsilon_gives_class_mean_direction():
+    X, y = blobs(sep=2.5, seed=5)
+    m = (centre_weights(y) * y) @ X
+    for C in (1.0, np.inf):
+        clf = CentralSVC(C=C, epsilon=1e-3).fit(X, y)
+        np.testing.assert_allclose(clf.coef_[0], m / (m @ m), rtol=1e-10)
+        assert clf.alpha_.max() == 0 and clf.beta_ == pytest.approx(1 / (m @ m))
+
+
+def test_hard_margin_equals_svm_at_the_critical_epsilon_and_beta_changes_sign():
+    from sklearn.svm import SVC as SkSVC
+
+    X, y = blobs(sep=2.5, seed=5)
+    m = (centre_weights(y) * y) @ X
+    w1 = SkSVC(kernel="linear", C=1e10, tol=1e-12).fit(X, y).coef_[0]  # margin-1 hard SVM
+    eps_star = 1 / (w1 @ m)
+    clf = CentralSVC(C=np.inf, epsilon=eps_star).fit(X, y)
+    np.testing.assert_allclose(clf.coef_[0], eps_star * w1, rtol=1e-5)
+    assert abs(clf.beta_) < 1e-6
+    eps_max = max_feasible_epsilon(X @ X.T, y)
+    assert eps_star < eps_max
+    above = CentralSVC(C=np.inf, epsilon=(eps_star + eps_max) / 2).fit(X, y)
+    assert above.beta_ < -1e-6  # the seed's "beta > 0" is false
+    below = CentralSVC(C=np.inf, epsilon=eps_star / 2).fit(X, y)
+    assert below.beta_ > 1e-6
+
+
+def test_max_feasible_epsilon_brute_force_1d():
+    X = np.array([[0.0], [1.0], [3.0], [5.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    # 1-D: w = 1/m with m = 4 - 0.5 = 3.5; the best b centres the gap (1, 3): margin (3 - 1)/2 / 3.5
+    assert max_feasible_epsilon(X @ X.T, y) == pytest.approx(1 / 3.5, rel=1e-9)
+    CentralSVC(C=np.inf, epsilon=1 / 3.5 * (1 - 1e-9)).fit(X, y)
+    with pytest.raises(ValueError, match="finite C"):
+        CentralSVC(C=np.inf, epsilon=1 / 3.5 * 1.01).fit(X, y)
+
+
+def test_non_separable_hard_margin_is_refused():
+    X, y = blobs(sep=0.2, seed=6)
+    assert max_feasible_epsilon(X @ X.T, y) <= 0
+    with pytest.raises(ValueError, match="not separable.*finite C"):
+        CentralSVC(C=np.inf, epsilon=0.1).fit(X, y)
+
+
+def test_shortcut_never_beats_the_optimum():
+    X, y = blobs(seed=7)
+    C, eps = 1.0, 0.3
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    m = (centre_weights(y) * y) @ X
+    for lam in (0.0, 0.25, 0.5, 0.75, 1.0):
+        w, b = shortcut_weights(X, y, lam, C=C, epsilon=eps)
+        np.testing.assert_allclose(w @ m, 1.0, rtol=1e-12)
+        P = 0.5 * w @ w + C * np.maximum(0, eps - y * (X @ w + b)).sum()
+        assert P >= clf.primal_objective_ * (1 - 1e-9)
+    w1, _ = shortcut_weights(X, y, 1.0, C=C, epsilon=eps)
+    np.testing.assert_allclose(w1, m / (m @ m), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw,match",
+    [({"epsilon": 0.0}, "epsilon"), ({"epsilon": -1.0}, "epsilon"), ({"C": 0.0}, "C must"),
+     ({"epsilon": "a"}, "epsilon"), ({"kernel": "sigmoid"}, "kernel"), ({"max_iter": 0}, "max_iter")],
+)
+def test_bad_parameters(kw, match):
+    X, y = blobs()
+    with pytest.raises((ValueError, TypeError), match=match):
+        CentralSVC(**kw).fit(X, y)
+
+
+def test_bad_data():
+    X, y = blobs()
+    with pytest.raises(ValueError, match="one class"):
+        CentralSVC().fit(X, np.ones(len(y)))
+    with pytest.raises(ValueError, match="NaN"):
+        CentralSVC().fit(np.where(np.arange(X.size).reshape(X.shape) == 3, np.nan, X), y)
+    with pytest.raises(ValueError, match="centres coincide"):
+        CentralSVC().fit(np.array([[0.0], [2.0], [1.0], [1.0]]), [0, 0, 1, 1])
+    K = X @ X.T
+    K[0, 1] += 1.0
+    with pytest.raises(ValueError, match="symmetric"):
+        CentralSVC(kernel="precomputed").fit(K, y)
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        CentralSVC(kernel="precomputed").fit(-(X @ X.T) - np.eye(len(y)), y)
+    with pytest.raises(NotFittedError):
+        CentralSVC().predict(X)
+
+
+def test_labels_are_returned_in_the_users_classes():
+    X, y = blobs()
+    lab = np.where(y > 0, "b", "a")
+    clf = CentralSVC(C=1.0, epsilon=0.3).fit(X, lab)
+    assert clf.classes_.tolist() == ["a", "b"]
+    assert clf.score(X, lab) == CentralSVC(C=1.0, epsilon=0.3).fit(X, y).score(X, y)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), shift=st.floats(-5, 5), C=st.sampled_from([0.5, 2.0]),
+       eps=st.sampled_from([0.1, 0.5]))
+def test_properties(seed, shift, C, eps):
+    X, y = blobs(n=14, sep=0.8, seed=seed)
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    assert clf.duality_gap_ <= 1e-8
+    # translation: w (unique, strictly convex in w) and the objective do not move
+    moved = CentralSVC(C=C, epsilon=eps).fit(X + shift, y)
+    np.testing.assert_allclose(moved.coef_, clf.coef_, atol=1e-6)
+    np.testing.assert_allclose(moved.primal_objective_, clf.primal_objective_, rtol=1e-7, atol=1e-10)
+    # swapping the class names: the same problem with w -> -w
+    flipped = CentralSVC(C=C, epsilon=eps).fit(X, -y)
+    np.testing.assert_allclose(flipped.coef_, -clf.coef_, atol=1e-6)
+    np.testing.assert_allclose(flipped.primal_objective_, clf.primal_objective_, rtol=1e-7, atol=1e-10)
