@@ -18,7 +18,7 @@ SKIP_BROWSER ?=
 PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
 .PHONY: setup book test test-unit test-doctest test-notebooks test-build test-browser \
-        test-latest test-oldest lock lab serve bench clean
+        test-latest test-oldest mutation lock lab serve bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -102,6 +102,13 @@ test-oldest:
 	$(OLDEST)/bin/python -m pip list --format=freeze | grep -iE '^(numpy|scipy|sympy|scikit-learn)=='
 	$(OLDEST)/bin/python -m pytest -q -n $(JOBS) -m "not browser" -p no:cacheprovider -W ignore::DeprecationWarning tests
 	$(OLDEST)/bin/python -m pytest -q --doctest-modules -p no:cacheprovider -W ignore::DeprecationWarning ktheory
+
+# Mutation testing: mechanical operator/constant mutants of the committed package, each
+# run against the tests that cover its module (a snapshot in a temporary directory; the
+# working tree is never modified). MUTANTS=0 runs every candidate. Not part of `make test`.
+MUTANTS ?= 220
+mutation: setup
+	$(PY) scripts/mutate.py -n $(MUTANTS) --report mutation_report.txt
 
 # Regenerate the lock from pyproject.toml in a scratch environment.
 lock:
