@@ -119,8 +119,11 @@ $(LAB_STAMP): $(STAMP)
 	$(PIP_LOCKED) -e ".[test,book,lab]"
 	touch $(LAB_STAMP)
 
+# (as root, e.g. in a container, Jupyter needs --allow-root; LAB_ARGS adds options such as
+# --no-browser or --port=8890)
+LAB_ARGS ?=
 lab: setup $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=book
+	$(VENV)/bin/jupyter lab --notebook-dir=book $$([ "$$(id -u)" = 0 ] && echo --allow-root) $(LAB_ARGS)
 
 serve: book
 	@echo "Serving http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"

@@ -120,12 +120,30 @@ def _resolve_kernel(kernel: Any, sigma: Any) -> Callable[[np.ndarray, np.ndarray
     if isinstance(kernel, str):
         if kernel != "gaussian":
             raise ValueError(f"kernel must be 'gaussian' or a callable k(A, B), got {kernel!r}")
-        s = check_positive(sigma, "sigma")
-        return lambda A, B: gaussian_kernel(A, B, sigma=s)
+        return _GaussianKernel(check_positive(sigma, "sigma"))
     if not callable(kernel):
         raise TypeError(f"kernel must be 'gaussian' or a callable k(A, B), got {type(kernel).__name__}")
+    return _CheckedKernel(kernel)
 
-    def k(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+
+class _GaussianKernel:
+    """``gaussian_kernel(A, B, sigma)`` as a picklable callable (fitted transformers pickle)."""
+
+    def __init__(self, sigma: float) -> None:
+        self.sigma = sigma
+
+    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        return gaussian_kernel(A, B, sigma=self.sigma)
+
+
+class _CheckedKernel:
+    """A user kernel ``k(A, B)`` with its output checked (picklable if the kernel is)."""
+
+    def __init__(self, kernel: Callable[..., Any]) -> None:
+        self.kernel = kernel
+
+    def __call__(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        kernel = self.kernel
         K = np.asarray(kernel(A, B))
         if np.iscomplexobj(K):
             raise TypeError("kernel returned a complex array; a real kernel is required")
@@ -138,8 +156,6 @@ def _resolve_kernel(kernel: Any, sigma: Any) -> Callable[[np.ndarray, np.ndarray
         if not np.all(np.isfinite(K)):
             raise ValueError("kernel returned NaN or infinity")
         return K
-
-    return k
 
 
 def _sym_eigh(K: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, float]:
@@ -591,17 +607,63 @@ class _Params:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
+    def __sklearn_tags__(self) -> Any:
+        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        return Tags(
+            estimator_type=None,
+            target_tags=TargetTags(required=False),
+            transformer_tags=TransformerTags(),
+            input_tags=InputTags(),
+        )
+
     def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
         """``fit(X)`` then ``transform(X)``."""
         return self.fit(X, y).transform(X)
 
     def _check_fitted_input(self, X: Any, attr: str) -> np.ndarray:
         if not hasattr(self, attr):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X) first")
-        Xa = _real_array(X, "X", 2)
+            from ktheory.svm._input import not_fitted_error
+
+            raise not_fitted_error(self)  # a ValueError and an AttributeError: "... is not fitted yet ..."
+        Xa = _transformer_input(X)
         if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {Xa.shape[1]} features, but {type(self).__name__} was fitted with {self.n_features_in_}")
+            raise ValueError(
+                f"X has {Xa.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
         return Xa
+
+
+def _transformer_input(X: Any) -> np.ndarray:
+    """The transformers' ``X`` check: :func:`_real_array` with scikit-learn's wording where its
+    estimator checks look for it (sparse input, complex data, 1-D input, zero features)."""
+    from ktheory.svm._input import ComplexDataError, _is_sparse
+
+    if _is_sparse(X):
+        raise TypeError(
+            "X is a sparse matrix; sparse input is not supported (dense data is required): "
+            "use X.toarray() if it fits in memory"
+        )
+    if not isinstance(X, np.ndarray) and hasattr(X, "__array__"):
+        X = np.asarray(X)  # array-likes (pandas, array wrappers) become plain arrays first
+    if np.iscomplexobj(X):
+        raise ComplexDataError(
+            "X must be real; got a complex array (the imaginary part would be lost). Complex data not supported"
+        )
+    if isinstance(X, np.ndarray):
+        if X.ndim == 1:
+            raise ValueError(
+                f"X must be a 2-D array of shape (n_samples, n_features); got a 1-D array of shape {X.shape}. "
+                "Reshape your data either using X.reshape(-1, 1) if your data has a single feature or "
+                "X.reshape(1, -1) if it contains a single sample."
+            )
+        if X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == 0:
+            raise ValueError(
+                f"X is empty: found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
+            )
+    return check_array(X, "X", ndim=2)
 
 
 def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.ndarray,
@@ -716,7 +778,7 @@ class NystromFeatures(_Params):
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
-        Xa = _real_array(X, "X", 2)
+        Xa = _transformer_input(X)
         m = _n_terms(self.n_components, "n_components")
         k = _resolve_kernel(self.kernel, self.sigma)
         rng = _rng(self.random_state)
@@ -813,7 +875,7 @@ class RandomFourierFeatures(_Params):
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
-        Xa = _real_array(X, "X", 2)
+        Xa = _transformer_input(X)
         D = _n_terms(self.n_components, "n_components")
         s = check_positive(self.sigma, "sigma")
         rng = _rng(self.random_state)

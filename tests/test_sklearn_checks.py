@@ -106,12 +106,7 @@ def test_every_estimator_is_checked():
 
 #: Estimators of other modules that are not under scikit-learn's checks yet, with the reason.
 #: An entry is removed (the test above says so) as soon as its module's checks land.
-PENDING = {
-    "ktheory.mercer.NystromFeatures": "no __sklearn_tags__ yet (check_estimator cannot start); "
-    "chapter 5's module landed during issue 17 without a tests/test_mercer_sklearn_checks.py",
-    "ktheory.mercer.RandomFourierFeatures": "no __sklearn_tags__ yet (check_estimator cannot start); "
-    "chapter 5's module landed during issue 17 without a tests/test_mercer_sklearn_checks.py",
-}
+PENDING: dict[str, str] = {}
 
 
 # ---------------------------------------------------------------------------
