@@ -25,6 +25,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ktheory._base import ParamsMixin
+
 from ._validation import check_array
 from .svm._input import ComplexDataError, DataConversionWarning, _flavoured, not_fitted_error
 
@@ -158,23 +160,8 @@ def _rng(random_state: Any) -> np.random.Generator:
     raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}")
 
 
-class _Estimator:
-    """get_params / set_params / repr in scikit-learn's manner (parameters = __init__ arguments)."""
-
-    _param_names: tuple[str, ...] = ()
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params: Any) -> "_Estimator":
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"invalid parameter {k!r} for {type(self).__name__}; valid: {self._param_names}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
+class _Estimator(ParamsMixin):
+    """The parameter protocol (:class:`ktheory._base.ParamsMixin`), classifier tags and ``score``."""
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import ClassifierTags, Tags, TargetTags
@@ -270,7 +257,6 @@ class PiecewiseLinearClassifier(_Estimator):
     1
     """
 
-    _param_names = ("n_subclasses", "learning_rate", "max_passes", "init", "random_state", "shuffle")
 
     def __init__(self, n_subclasses: int | Sequence[int] = 2, learning_rate: float = 1.0, max_passes: int = 100,
                  init: str = "means", random_state: Any = 0, shuffle: bool = True) -> None:
@@ -431,7 +417,6 @@ class GaussianQuadraticClassifier(_Estimator):
     True
     """
 
-    _param_names = ("priors", "covariance", "reg_param")
 
     def __init__(self, priors: Any = None, covariance: str = "ml", reg_param: float = 0.0) -> None:
         self.priors = priors
@@ -693,8 +678,6 @@ class MLPClassifier(_Estimator):
     [0, 0, 1, 1]
     """
 
-    _param_names = ("hidden_layer_sizes", "learning_rate", "momentum", "max_epochs", "tol", "standardize",
-                    "random_state")
 
     def __init__(self, hidden_layer_sizes: Sequence[int] = (8,), learning_rate: float = 1.0, momentum: float = 0.9,
                  max_epochs: int = 2000, tol: float = 0.0, standardize: bool = True, random_state: Any = 0) -> None:

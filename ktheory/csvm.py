@@ -32,12 +32,13 @@ optimum in general; it is available, clearly named, as :func:`shortcut_weights`.
 
 from __future__ import annotations
 
-import inspect
 import numbers
 import warnings
 from typing import Any, Callable
 
 import numpy as np
+
+from ktheory._base import ParamsMixin
 from scipy import sparse
 from scipy.optimize import linprog
 
@@ -411,7 +412,7 @@ def _lp_epsilon(K: np.ndarray, y: np.ndarray, g: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- the estimator
-class CentralSVC:
+class CentralSVC(ParamsMixin):
     """The central support vector machine, solved exactly in its dual.
 
     Parameters
@@ -509,43 +510,6 @@ class CentralSVC:
         self.coef0 = coef0
         self.tol = tol
         self.max_iter = max_iter
-
-    # -- scikit-learn integration --------------------------------------------
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of this estimator (the ``__init__`` arguments)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> "CentralSVC":
-        """Set parameters by name; returns ``self``.
-
-        Raises
-        ------
-        ValueError
-            If a name is not a parameter of this estimator.
-        """
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        sig = inspect.signature(type(self).__init__)
-        parts = []
-        for name, value in self.get_params().items():
-            default = sig.parameters[name].default
-            same = default is value or (
-                isinstance(default, (int, float, str)) and type(default) is type(value) and default == value
-            )
-            if not same:
-                parts.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
 
     _estimator_type = "classifier"
 

@@ -50,6 +50,8 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
+
+from ktheory._base import ParamsMixin
 import scipy.linalg as sla
 from scipy.linalg import blas as _blas
 
@@ -298,7 +300,7 @@ def fisher_matrices(K: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------
 
 
-class KernelFisherDiscriminant:
+class KernelFisherDiscriminant(ParamsMixin):
     """Kernel Fisher discriminant: projection onto at most ``c - 1`` directions and classification.
 
     Maximises ``alpha' M alpha / alpha' (N + mu I) alpha`` (see the module
@@ -400,32 +402,6 @@ class KernelFisherDiscriminant:
         self.sigma = sigma
 
     # -- scikit-learn plumbing ------------------------------------------------
-
-    _PARAMS = ("kernel", "mu", "n_components", "gamma", "degree", "coef0", "sigma")
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of the estimator (scikit-learn protocol)."""
-        return {p: getattr(self, p) for p in self._PARAMS}
-
-    def set_params(self, **params: Any) -> "KernelFisherDiscriminant":
-        """Set parameters (scikit-learn protocol); unknown names raise ``ValueError``."""
-        for key, value in params.items():
-            if key not in self._PARAMS:
-                raise ValueError(
-                    f"Invalid parameter {key!r} for estimator {type(self).__name__}. "
-                    f"Valid parameters are: {list(self._PARAMS)}."
-                )
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        defaults = KernelFisherDiscriminant()
-        changed = [
-            f"{p}={getattr(self, p)!r}"
-            for p in self._PARAMS
-            if not (getattr(self, p) is getattr(defaults, p) or _same(getattr(self, p), getattr(defaults, p)))
-        ]
-        return f"KernelFisherDiscriminant({', '.join(changed)})"
 
     def __sklearn_tags__(self) -> Any:
         """Estimator tags for scikit-learn (imported lazily: it is not a dependency)."""
@@ -757,8 +733,3 @@ class KernelFisherDiscriminant:
         return float(np.mean(pred == yy))
 
 
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:  # pragma: no cover - arrays as parameters
-        return False

@@ -42,13 +42,14 @@ option allows it. Nothing is clipped silently.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+from ktheory._base import ParamsMixin
 import scipy.linalg
 
 from ktheory._validation import check_array, check_positive, check_symmetric
@@ -582,30 +583,8 @@ def nystrom_eigenpairs(
 # ---------------------------------------------------------------------------
 
 
-class _Params:
-    """``get_params``/``set_params`` from the ``__init__`` signature (scikit-learn's protocol)."""
-
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of this transformer (the ``__init__`` arguments)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> Any:
-        """Set parameters by name; returns ``self``."""
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+class _Params(ParamsMixin):
+    """The parameter protocol (:class:`ktheory._base.ParamsMixin`) and the transformer tags."""
 
     def __sklearn_tags__(self) -> Any:
         """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""

@@ -27,13 +27,14 @@ eigendecomposition (:meth:`KernelRidge.path`, :func:`kernel_ridge_path`).
 from __future__ import annotations
 
 import copy
-import inspect
 import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from ktheory._base import ParamsMixin
 from scipy import linalg as sla
 from scipy import sparse
 
@@ -269,7 +270,7 @@ def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray) -> RidgePath:
 
 
 # --------------------------------------------------------------------------- the estimator
-class KernelRidge:
+class KernelRidge(ParamsMixin):
     """Kernel ridge regression: ``(K + alpha I) dual_coef = y``, solved by Cholesky.
 
     Mirrors ``sklearn.kernel_ridge.KernelRidge`` (same parameters, defaults,
@@ -379,43 +380,6 @@ class KernelRidge:
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.gram_limit_mb = gram_limit_mb
-
-    # -- scikit-learn integration --------------------------------------------
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of this estimator (the ``__init__`` arguments)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> "KernelRidge":
-        """Set parameters by name; returns ``self``.
-
-        Raises
-        ------
-        ValueError
-            If a name is not a parameter of this estimator.
-        """
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        sig = inspect.signature(type(self).__init__)
-        parts = []
-        for name, value in self.get_params().items():
-            default = sig.parameters[name].default
-            same = default is value or (
-                isinstance(default, (int, float, str)) and type(default) is type(value) and default == value
-            )
-            if not same:
-                parts.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
 
     _estimator_type = "regressor"
 

@@ -44,7 +44,6 @@ sample ordering inside the solver, same support vectors, same signs.
 
 from __future__ import annotations
 
-import inspect
 import numbers
 import sys
 import warnings
@@ -52,6 +51,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+
+from ktheory._base import ParamsMixin
 from scipy.linalg import blas as _blas
 
 from .._validation import check_array, check_positive, check_symmetric
@@ -517,7 +518,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
 # ---------------------------------------------------------------------------
 
 
-class SVC:
+class SVC(ParamsMixin):
     """Binary soft-margin support vector classifier trained by SMO, as libsvm.
 
     Mirrors ``sklearn.svm.SVC`` for two classes: same parameters (those listed
@@ -650,47 +651,6 @@ class SVC:
         self.tol = tol
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
-
-    # -- scikit-learn integration ------------------------------------------
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind != p.VAR_KEYWORD]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Parameters of this estimator (the ``__init__`` arguments)."""
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params: Any) -> Any:
-        """Set parameters by name; returns ``self``.
-
-        Raises
-        ------
-        ValueError
-            If a name is not a parameter of this estimator.
-        """
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise ValueError(
-                    f"invalid parameter {name!r} for {type(self).__name__}; valid parameters: {valid}"
-                )
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        sig = inspect.signature(type(self).__init__)
-        parts = []
-        for name, value in self.get_params().items():
-            default = sig.parameters[name].default
-            if not (default is value or (isinstance(default, (int, float, str)) and default == value
-                                         and type(default) is type(value))):
-                if callable(value) and hasattr(value, "__qualname__"):  # no address: stable across runs
-                    parts.append(f"{name}=<{type(value).__name__} {value.__qualname__}>")
-                else:
-                    parts.append(f"{name}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
 
     _estimator_type = "classifier"
 
