@@ -252,7 +252,8 @@ def kernel_ridge_path(K: Any, y: Any, alphas: Any) -> RidgePath:
 
 
 def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray) -> RidgePath:
-    evals, Q = sla.eigh(K, check_finite=False, driver="evd")
+    # divide and conquer ("evd") is the fastest driver; scipy < 1.12 mis-sizes its workspace for n = 1
+    evals, Q = sla.eigh(K, check_finite=False, driver="evd" if K.shape[0] > 1 else None)
     scale = float(np.max(np.abs(evals)))
     if evals[0] < -_psd_tolerance(K.shape[0], scale):
         raise _not_psd_error(float(evals[0]), float(evals[-1]))

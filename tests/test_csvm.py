@@ -52,9 +52,14 @@ def slsqp_primal(X, y, C, eps):
     if not hard:
         cons.append({"type": "ineq", "fun": lambda z: z[d + 1:]})
     z0 = np.r_[m / (m @ m), 0.0, np.full(0 if hard else n, 10.0)]
-    res = minimize(obj, z0, constraints=cons, method="SLSQP", options={"ftol": 1e-14, "maxiter": 3000})
-    w, b, xi = split(res.x)
-    feas = max(abs(w @ m - 1), np.max(np.maximum(0, eps - xi - y * (X @ w + b))), np.max(np.maximum(0, -xi)))
+    for _ in range(3):  # restarted from its own point: older scipy's SLSQP can stop slightly infeasible
+        res = minimize(obj, z0, constraints=cons, method="SLSQP", options={"ftol": 1e-14, "maxiter": 3000})
+        w, b, xi = split(res.x)
+        feas = max(abs(w @ m - 1), np.max(np.maximum(0, eps - xi - y * (X @ w + b))),
+                   np.max(np.maximum(0, -xi)))
+        if feas < 1e-9:
+            break
+        z0 = res.x
     return res, feas
 
 
