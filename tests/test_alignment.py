@@ -25,8 +25,11 @@ from ktheory.alignment import (
     cka,
     hsic,
     ideal_kernel,
+    hsic_permutation_test,
     kta,
+    kta_deviation_bound,
     linear_cka,
+    minibatch_cka,
 )
 
 
@@ -465,3 +468,205 @@ def test_blocked_symmetry_check_finds_asymmetry_in_any_tile(pos):
     bad[pos] += 1e-6 * np.abs(K).max()
     with pytest.raises(ValueError, match="K1 must be symmetric"):
         cka(bad, K)
+
+
+# ---------------------------------------------------------------------------
+# linear CKA memory, concentration bound, minibatch CKA, permutation test (issue 18)
+# ---------------------------------------------------------------------------
+def _peak_bytes(f):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        f()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_linear_cka_memory_is_linear_in_n():
+    """O(n d) memory: a few copies of the inputs, never an n x n matrix (which would be GBs)."""
+    rng = _rng(2024)
+    d1, d2 = 6, 4
+    peaks = {}
+    for n in (20_000, 40_000):
+        X, Y = rng.standard_normal((n, d1)), rng.standard_normal((n, d2))
+        peaks[n] = _peak_bytes(lambda: linear_cka(X, Y))
+        assert peaks[n] < 3 * n * (d1 + d2) * 8 + 2**20, (n, peaks[n])  # measured: 1.04x
+        assert peaks[n] < n * n * 8 / 100  # far below one n x n float64 matrix
+    assert peaks[40_000] / peaks[20_000] < 2.5  # linear, not quadratic, growth
+
+
+def _population_alignment(P, K, T):
+    """Alignment of two kernel functions under the discrete distribution P (exact sums)."""
+    e = lambda G: float(P @ G @ P)  # noqa: E731
+    return e(K * T) / np.sqrt(e(K * K) * e(T * T)), 1.0 / min(e(K * K), e(T * T))
+
+
+def test_kta_deviation_bound_formula_and_validity():
+    assert kta_deviation_bound(100, 0.1, 2.0) == pytest.approx(
+        8.0 * (np.sqrt(8 * np.log(60.0) / 100) + 0.02), rel=1e-14)
+    # a finite population of N points: the true alignment is an exact finite sum
+    rng = _rng(5)
+    N = 40
+    Z = rng.standard_normal((N, 2))
+    y = np.where(Z[:, 0] + 0.5 * rng.standard_normal(N) > 0, 1.0, -1.0)
+    K = np.exp(-((Z[:, None] - Z[None]) ** 2).sum(-1) / 2.0)
+    T = np.outer(y, y)
+    P = rng.dirichlet(np.ones(N))
+    A, beta = _population_alignment(P, K, T)
+    # the count form of the empirical alignment equals kta of the expanded sample
+    idx = rng.choice(N, size=30, p=P)
+    c = np.bincount(idx, minlength=N).astype(float)
+    count_form = (c @ (K * T) @ c) / np.sqrt((c @ (K * K) @ c) * (c @ (T * T) @ c))
+    assert count_form == pytest.approx(kta(K[np.ix_(idx, idx)], T[np.ix_(idx, idx)]), rel=1e-12)
+    delta = 0.05
+    for m in (2_000, 200_000):
+        counts = rng.multinomial(m, P, size=3000).astype(float)
+        num = np.einsum("ri,ij,rj->r", counts, K * T, counts)
+        den = np.sqrt(np.einsum("ri,ij,rj->r", counts, K * K, counts)
+                      * np.einsum("ri,ij,rj->r", counts, T * T, counts))
+        dev = np.abs(num / den - A)
+        bound = kta_deviation_bound(m, delta, beta)
+        assert np.mean(dev > bound) <= delta
+        assert dev.max() <= bound
+        # the deviation really shrinks like 1/sqrt(m): the bound is not met vacuously
+        assert np.quantile(dev, 0.95) < bound / 5
+    assert kta_deviation_bound(200_000, delta, beta) < 0.3  # informative at this size
+
+
+def _population_linear_cka(Sx, W, s2):
+    """Population linear CKA of X ~ N(0, Sx) and Y = X W + noise (variance s2)."""
+    Sxy = Sx @ W
+    Syy = W.T @ Sx @ W + s2 * np.eye(W.shape[1])
+    return np.sum(Sxy**2) / (np.linalg.norm(Sx) * np.linalg.norm(Syy))
+
+
+def test_minibatch_cka_equals_batchwise_u_statistics():
+    rng = _rng(31)
+    X, Y = rng.standard_normal((17, 3)), rng.standard_normal((17, 2))
+    Y[:, 0] += X[:, 0]
+    b = 5
+    got = minibatch_cka(X, Y, b, random_state=4)
+    order = np.random.default_rng(4).permutation(17)[:15].reshape(3, 5)  # same shuffle
+    kl = kk = ll = 0.0
+    for idx in order:
+        K, L = X[idx] @ X[idx].T, Y[idx] @ Y[idx].T
+        kl += _hsic_u_statistic(K, L)
+        kk += _hsic_u_statistic(K, K)
+        ll += _hsic_u_statistic(L, L)
+    assert got == pytest.approx(kl / np.sqrt(kk * ll), rel=1e-10)
+    # one batch holding the whole sample: the "debiased CKA" of the full sample
+    K, L = X @ X.T, Y @ Y.T
+    debiased = hsic(K, L, True) / np.sqrt(hsic(K, K, True) * hsic(L, L, True))
+    assert minibatch_cka(X, Y, 17, random_state=0) == pytest.approx(debiased, rel=1e-10)
+    assert debiased != pytest.approx(linear_cka(X, Y), rel=1e-3)
+
+
+def test_minibatch_cka_converges_to_population_cka():
+    rng = _rng(8)
+    d1, d2 = 5, 3
+    A = rng.standard_normal((d1, d1))
+    Sx = A @ A.T / d1 + 0.2 * np.eye(d1)
+    W = rng.standard_normal((d1, d2))
+    s2 = 4.0
+    pop = _population_linear_cka(Sx, W, s2)
+    n = 60_000
+    X = rng.multivariate_normal(np.zeros(d1), Sx, size=n)
+    Y = X @ W + np.sqrt(s2) * rng.standard_normal((n, d2))
+    assert minibatch_cka(X, Y, 100, random_state=0) == pytest.approx(pop, abs=0.01)
+    assert linear_cka(X, Y) == pytest.approx(pop, abs=0.01)
+    # independent representations: population CKA 0. Small full samples are biased upward,
+    # minibatch CKA over many small batches is not.
+    g = _rng(9)
+    full, mini = [], []
+    for _ in range(40):
+        X, Y = g.standard_normal((2000, 10)), g.standard_normal((2000, 10))
+        full.append(linear_cka(X[:50], Y[:50]))
+        mini.append(minibatch_cka(X, Y, 50, random_state=g))
+    assert np.mean(full) > 0.1  # the biased estimate at n = 50 is far from 0
+    assert abs(np.mean(mini)) < 3 * np.std(mini, ddof=1) / np.sqrt(len(mini)) + 1e-3
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), scale=st.floats(0.01, 100))
+def test_minibatch_cka_invariant_to_orthogonal_maps_and_scaling(seed, scale):
+    rng = _rng(seed)
+    X, Y = rng.standard_normal((64, 4)), rng.standard_normal((64, 3))
+    Y[:, :2] += X[:, :2]
+    Q, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    base = minibatch_cka(X, Y, 16, random_state=1)
+    assert minibatch_cka(scale * X @ Q + 3.0, Y, 16, random_state=1) == pytest.approx(
+        base, rel=1e-8, abs=1e-10)
+
+
+def _gauss_gram(v, s=1.0):
+    v = np.asarray(v, dtype=float).reshape(len(v), -1)
+    return np.exp(-((v[:, None] - v[None]) ** 2).sum(-1) / (2 * s * s))
+
+
+def test_hsic_permutation_test_matches_exact_enumeration():
+    rng = _rng(12)
+    n = 6
+    x = rng.standard_normal(n)
+    z = x**2 + 0.3 * rng.standard_normal(n)
+    K, L = _gauss_gram(x), _gauss_gram(z)
+    stat = hsic(K, L)
+    exact_null = np.array([hsic(K, L[np.ix_(p, p)]) for p in itertools.permutations(range(n))])
+    p_exact = np.mean(exact_null >= stat - 1e-12)
+    B = 20_000
+    res = hsic_permutation_test(K, L, B, random_state=3)
+    assert res.statistic == pytest.approx(stat, rel=1e-12)
+    assert res.null_distribution.shape == (B,)
+    # every permuted statistic is one of the 720 exact values
+    d = np.abs(res.null_distribution[:, None] - exact_null[None, :]).min(axis=1)
+    assert d.max() < 1e-12
+    assert abs(res.pvalue - p_exact) < 4 * np.sqrt(p_exact * (1 - p_exact) / B) + 2 / B
+
+
+def test_hsic_permutation_test_type_one_error_within_binomial_band():
+    rng = _rng(77)
+    reps, B = 300, 99
+    pv = np.empty(reps)
+    for r in range(reps):
+        x, z = rng.standard_normal((30, 2)), rng.standard_normal((30, 1))  # independent
+        pv[r] = hsic_permutation_test(_gauss_gram(x), _gauss_gram(z), B, random_state=r).pvalue
+    # under H0, P(p <= k/(B+1)) = k/(B+1) exactly (no ties): Binomial(300, 0.05) and (300, 0.5)
+    assert 3 <= np.sum(pv <= 0.05) <= 29
+    assert 120 <= np.sum(pv <= 0.5) <= 180
+    assert np.all(pv > 0) and np.all(pv <= 1)
+
+
+def test_hsic_permutation_test_detects_uncorrelated_dependence():
+    from scipy.stats import pearsonr
+
+    rng = _rng(78)
+    hsic_rej = pear_rej = 0
+    reps = 40
+    for r in range(reps):
+        x = rng.uniform(-1, 1, 60)
+        z = x**2 + 0.1 * rng.standard_normal(60)  # dependent, correlation ~ 0
+        hsic_rej += hsic_permutation_test(_gauss_gram(x, 0.5), _gauss_gram(z, 0.5), 199,
+                                          random_state=r).pvalue <= 0.05
+        pear_rej += pearsonr(x, z).pvalue <= 0.05
+    assert hsic_rej >= 0.9 * reps
+    assert pear_rej <= 0.3 * reps
+
+
+def test_new_functions_reject_bad_parameters():
+    X = _rng(1).standard_normal((20, 2))
+    K = X @ X.T
+    with pytest.raises(ValueError, match="batch_size must be <= n_samples"):
+        minibatch_cka(X, X, 21)
+    with pytest.raises(TypeError, match="batch_size must be an integer"):
+        minibatch_cka(X, X, 5.0)
+    with pytest.raises(ValueError, match="X is constant"):
+        minibatch_cka(np.ones((20, 2)), X, 5)
+    with pytest.raises(TypeError, match="n_permutations must be an integer"):
+        hsic_permutation_test(K, K, 10.5)
+    with pytest.raises(ValueError, match="random_state must be a non-negative"):
+        hsic_permutation_test(K, K, 10, random_state=-1)
+    with pytest.raises(ValueError, match="delta must be a probability"):
+        kta_deviation_bound(10, 1.0)
+    with pytest.raises(ValueError, match="beta"):
+        kta_deviation_bound(10, 0.1, 0.5)

@@ -382,7 +382,158 @@ add("alignf_weights", "param-range", lambda: A.alignf_weights([K1, KS], y, nonne
 add("alignf_weights", "param-range", lambda: A.alignf_weights([np.ones((7, 7)), np.ones((7, 7)) * 2], y), "ValueError",
     "no combination of the base kernels is aligned", note="centered kernels all zero")
 
-PUBLIC = [M + name for name in A.__all__]
+# --- kta_deviation_bound, minibatch_cka, hsic_permutation_test (issue 18) ---------------------
+def o_bound(m, delta, beta=1.0):
+    """The bound written out: 4 beta (sqrt(8 ln(6/delta)/m) + 2/m)."""
+    return 4.0 * beta * (np.sqrt(8.0 * np.log(6.0 / delta) / m) + 2.0 / m)
+
+
+B_ = "kta_deviation_bound"
+add(B_, "shape", lambda: A.kta_deviation_bound([100], 0.1), "TypeError", "n_samples must be an integer",
+    note="n_samples a list")
+add(B_, "dtype-complex", lambda: A.kta_deviation_bound(100, 0.1j), "TypeError", "delta must be a real",
+    note="complex delta")
+add(B_, "dtype-bool", lambda: A.kta_deviation_bound(True, 0.1), "TypeError", "n_samples must be an integer",
+    note="bool n_samples")
+add(B_, "dtype-object", lambda: A.kta_deviation_bound(100, "0.1"), "TypeError", "delta must be a real",
+    note="str delta")
+add(B_, "dtype-float32", lambda: A.kta_deviation_bound(np.int32(100), np.float32(0.25)),
+    check=close(o_bound(100, float(np.float32(0.25))), rtol=1e-12), note="numpy scalars")
+add(B_, "nan-inf", lambda: A.kta_deviation_bound(100, float("nan")), "ValueError", "delta", note="NaN delta")
+add(B_, "nan-inf", lambda: A.kta_deviation_bound(100, 0.1, np.inf), "ValueError", "beta", note="inf beta")
+add(B_, "empty", lambda: A.kta_deviation_bound(0, 0.1), "ValueError", "n_samples must be an integer >= 1",
+    note="no samples")
+add(B_, "one-sample", lambda: A.kta_deviation_bound(1, 0.1), check=close(o_bound(1, 0.1)), note="m = 1")
+add(B_, "extreme-scale", lambda: A.kta_deviation_bound(10**300, 0.1, 1e200),
+    check=close(o_bound(1e300, 0.1, 1e200), rtol=1e-12), note="m = 1e300, beta = 1e200")
+add(B_, "extreme-scale", lambda: A.kta_deviation_bound(100, 1e-300), check=close(o_bound(100, 1e-300)),
+    note="delta = 1e-300")
+add(B_, "param-type", lambda: A.kta_deviation_bound(100.0, 0.1), "TypeError", "n_samples must be an integer",
+    note="float n_samples")
+add(B_, "param-type", lambda: A.kta_deviation_bound(100, 0.1, "2"), "TypeError", "beta must be a real",
+    note="str beta")
+add(B_, "param-range", lambda: A.kta_deviation_bound(100, 1.5), "ValueError", "delta must be a probability",
+    note="delta > 1")
+add(B_, "param-range", lambda: A.kta_deviation_bound(100, 0.1, 0.5), "ValueError", "beta", note="beta < 1")
+for cat, why in (("one-class", "takes no labels, only a sample size and two numbers"),
+                 ("non-symmetric", "takes no matrix"), ("non-psd", "takes no matrix"),
+                 ("huge-size", "a closed form: O(1) for every input")):
+    NOT_APPLICABLE[(M + B_, cat)] = why
+
+XF = RNG.normal(size=(40, 3))
+YF = np.c_[XF[:, :1] + 0.3 * RNG.normal(size=(40, 1)), RNG.normal(size=(40, 1))]
+
+
+def o_minibatch(X, Y, b, seed):
+    """Batches from the same shuffle, HSIC_u by the trace formula with explicit centering matrices."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    order = np.random.default_rng(seed).permutation(len(X))[: (len(X) // b) * b].reshape(-1, b)
+
+    def hu(K, L):
+        n = len(K)
+        Kt, Lt = K - np.diag(np.diag(K)), L - np.diag(np.diag(L))
+        o = np.ones(n)
+        return (np.trace(Kt @ Lt) + (o @ Kt @ o) * (o @ Lt @ o) / ((n - 1) * (n - 2))
+                - 2.0 / (n - 2) * (o @ Kt @ Lt @ o)) / (n * (n - 3))
+
+    kl = kk = ll = 0.0
+    for idx in order:
+        K, L = X[idx] @ X[idx].T, Y[idx] @ Y[idx].T
+        kl, kk, ll = kl + hu(K, L), kk + hu(K, K), ll + hu(L, L)
+    return kl / np.sqrt(kk * ll)
+
+
+MB = "minibatch_cka"
+MB0 = o_minibatch(XF, YF, 8, 0)
+add(MB, "shape", lambda: A.minibatch_cka(XF[:, 0], YF, 8), "ValueError", "X", note="1-D X")
+add(MB, "shape", lambda: A.minibatch_cka(XF, YF[:30], 8), "ValueError", "same number of rows", note="rows differ")
+add(MB, "dtype-complex", lambda: A.minibatch_cka(XF + 0j, YF, 8), "TypeError", "X must be a real", note="complex")
+add(MB, "dtype-bool", lambda: A.minibatch_cka(XF > 0, YF, 8, random_state=0),
+    check=close(o_minibatch((XF > 0).astype(float), YF, 8, 0), rtol=1e-9), note="bool X as 0/1")
+add(MB, "dtype-object", lambda: A.minibatch_cka(XF.astype(str), YF, 8), "TypeError", "X must be a numeric",
+    note="str X")
+add(MB, "dtype-float32", lambda: A.minibatch_cka(XF.astype(np.float32), YF, 8, random_state=0),
+    check=close(MB0, rtol=1e-5), note="float32 X")
+add(MB, "nan-inf", lambda: A.minibatch_cka(np.where(XF > 1, np.nan, XF), YF, 8), "ValueError", "X contains NaN",
+    note="NaN")
+add(MB, "nan-inf", lambda: A.minibatch_cka(XF, np.where(YF > 1, np.inf, YF), 8), "ValueError", "Y contains",
+    note="inf")
+add(MB, "empty", lambda: A.minibatch_cka(np.zeros((0, 3)), np.zeros((0, 2)), 4), "ValueError", "X is empty",
+    note="no rows")
+add(MB, "one-sample", lambda: A.minibatch_cka(XF[:1], YF[:1], 4), "ValueError", "batch_size must be <= n_samples",
+    note="n = 1")
+add(MB, "one-class", lambda: A.minibatch_cka(np.ones((40, 3)), YF, 8), "ValueError", "X is constant",
+    note="constant X")
+add(MB, "extreme-scale", lambda: A.minibatch_cka(1e200 * XF, 1e-200 * YF, 8, random_state=0),
+    check=close(MB0, rtol=1e-9), note="1e200 X, 1e-200 Y")
+add(MB, "param-type", lambda: A.minibatch_cka(XF, YF, 8.0), "TypeError", "batch_size must be an integer",
+    note="float batch_size")
+add(MB, "param-type", lambda: A.minibatch_cka(XF, YF, 8, random_state="seed"), "TypeError", "random_state",
+    note="str random_state")
+add(MB, "param-range", lambda: A.minibatch_cka(XF, YF, 3), "ValueError", "batch_size must be an integer >= 4",
+    note="batch_size 3")
+add(MB, "param-range", lambda: A.minibatch_cka(XF, YF, 41), "ValueError", "batch_size must be <= n_samples",
+    note="batch_size > n")
+add(MB, "param-range", lambda: A.minibatch_cka(XF, YF, 40, random_state=np.random.default_rng(5)),
+    check=close(o_minibatch(XF, YF, 40, 0), rtol=1e-9), note="one batch: shuffle irrelevant")
+add(MB, "huge-size", lambda: A.minibatch_cka(np.broadcast_to(1.0, (20_000, 2)), np.broadcast_to(1.0, (20_000, 2)),
+                                             20_000), "ValueError", "batch_size = 20000 would need", note="20000^2 batch")
+NOT_APPLICABLE[(M + MB, "non-symmetric")] = "takes feature matrices, not a kernel matrix"
+NOT_APPLICABLE[(M + MB, "non-psd")] = "the linear Gram matrices of feature matrices are always PSD"
+
+
+def o_perm_stat(K, L):
+    n = len(K)
+    return float(np.trace(K @ H(n) @ L @ H(n))) / (n - 1) ** 2
+
+
+def perm_check(K, L, rtol=1e-10, pvalue=None, atol=1e-300):
+    def check(res):
+        assert res.statistic == pytest.approx(o_perm_stat(K, L), rel=rtol, abs=atol)
+        assert 0 < res.pvalue <= 1 and res.null_distribution.shape == (19,)
+        if pvalue is not None:
+            assert res.pvalue == pytest.approx(pvalue, rel=1e-12)
+
+    return check
+
+
+PT = "hsic_permutation_test"
+P0 = A.hsic_permutation_test(K1, K2, 19, random_state=0).pvalue
+add(PT, "shape", lambda: A.hsic_permutation_test(K1[:, :5], K2, 19), "ValueError", "K", note="non-square K")
+add(PT, "shape", lambda: A.hsic_permutation_test(K1, K2[:5, :5], 19), "ValueError", "same shape", note="sizes differ")
+add(PT, "dtype-complex", lambda: A.hsic_permutation_test(K1 + 0j, K2, 19), "TypeError", "K", note="complex")
+add(PT, "dtype-bool", lambda: A.hsic_permutation_test(K1 > 0.5, K2, 19, random_state=0),
+    check=perm_check((K1 > 0.5).astype(float), K2), note="bool K as 0/1")
+add(PT, "dtype-object", lambda: A.hsic_permutation_test(K1.astype(str), K2, 19), "TypeError", "K", note="str K")
+add(PT, "dtype-float32", lambda: A.hsic_permutation_test(K1.astype(np.float32), K2, 19, random_state=0),
+    check=perm_check(K1.astype(np.float32).astype(float), K2, rtol=1e-9), note="float32 K")
+add(PT, "nan-inf", lambda: A.hsic_permutation_test(np.where(K1 > 0.5, np.nan, K1), K2, 19), "ValueError", "K",
+    note="NaN")
+add(PT, "empty", lambda: A.hsic_permutation_test(np.zeros((0, 0)), np.zeros((0, 0)), 19), "ValueError", "K",
+    note="0x0")
+add(PT, "one-sample", lambda: A.hsic_permutation_test([[1.0]], [[2.0]], 19), "ValueError", "n >= 2", note="n = 1")
+add(PT, "one-class", lambda: A.hsic_permutation_test(K1, np.ones((7, 7)), 19, random_state=0),
+    check=perm_check(K1, np.ones((7, 7)), pvalue=1.0, atol=1e-14), note="constant L: statistic 0, p = 1")
+add(PT, "extreme-scale", lambda: A.hsic_permutation_test(1e200 * K1, 1e-250 * K2, 19, random_state=0),
+    check=perm_check(1e200 * K1, 1e-250 * K2, rtol=1e-9, pvalue=P0), note="1e200 K, 1e-250 L")
+add(PT, "non-symmetric", lambda: A.hsic_permutation_test(KA, K2, 19), "ValueError", "K must be symmetric",
+    note="asymmetric")
+add(PT, "non-psd", lambda: A.hsic_permutation_test(KS, K2, 19, random_state=0), check=perm_check(KS, K2),
+    note="indefinite K: the test stays valid")
+add(PT, "param-type", lambda: A.hsic_permutation_test(K1, K2, 19.0), "TypeError", "n_permutations must be an integer",
+    note="float n_permutations")
+add(PT, "param-type", lambda: A.hsic_permutation_test(K1, K2, 19, random_state=1.5), "TypeError", "random_state",
+    note="float random_state")
+add(PT, "param-range", lambda: A.hsic_permutation_test(K1, K2, 0), "ValueError", "n_permutations must be an integer >= 1",
+    note="0 permutations")
+add(PT, "param-range", lambda: A.hsic_permutation_test(K1, K2, 19, random_state=-3), "ValueError", "random_state",
+    note="negative seed")
+add(PT, "huge-size", lambda: A.hsic_permutation_test(K1, K2, 10**9), "ValueError", "exceeds the limit",
+    note="1e9 permutations")
+add(PT, "huge-size", lambda: A.hsic_permutation_test(HUGE, HUGE, 10), "ValueError", "K", note="50000^2 matrices")
+EXEMPT = {M + "HSICTestResult": "a NamedTuple returned by hsic_permutation_test; users never build one"}
+
+PUBLIC = [M + name for name in A.__all__ if M + name not in EXEMPT]
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
