@@ -334,3 +334,71 @@ def test_is_psd_bad_input():
         is_psd(np.array([[1.0, np.nan], [np.nan, 1.0]]))
     with pytest.raises(ValueError, match="tol"):
         is_psd(np.eye(2), tol=-1.0)
+
+
+# ------------------------------------------------------------------------------------------
+# is_cnd: conditionally negative definite matrices (Chapter 4, Schoenberg's theorem)
+# ------------------------------------------------------------------------------------------
+from ktheory.kernels import is_cnd  # noqa: E402
+
+
+def _dist(X):
+    return np.sqrt(np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1))
+
+
+def _cnd_exact(M):
+    """Oracle: sympy's exact PSD test of -W^T M W, W = [e_i - e_n] (a basis of sum(c) = 0)."""
+    n = len(M)
+    Ms = sp.Matrix(M.astype(int).tolist())
+    if Ms != Ms.T:
+        return False
+    W = sp.Matrix(n, n - 1, lambda i, j: 1 if i == j else (-1 if i == n - 1 else 0))
+    return bool((-(W.T * Ms * W)).is_positive_semidefinite)
+
+
+@settings(max_examples=80, deadline=None)
+@given(M=arrays(np.int64, (3, 3), elements=st.integers(-2, 2)))
+def test_is_cnd_agrees_with_exact_sympy_on_integer_matrices(M):
+    M = np.triu(M) + np.triu(M, 1).T  # symmetric
+    assert is_cnd(M.astype(float)) == _cnd_exact(M)
+
+
+@SETTINGS
+@given(X=samples(), p=st.floats(min_value=0.1, max_value=2.0))
+def test_distance_powers_up_to_two_are_cnd_and_schoenberg_holds(X, p):
+    Psi = _dist(X) ** p
+    assert is_cnd(Psi)
+    # the anchored kernel of the chapter's lemma is PSD (an independent code path) ...
+    K0 = Psi[:, [0]] + Psi[[0], :] - Psi - Psi[0, 0]
+    assert is_psd(K0)
+    # ... and Schoenberg: exp(-t Psi) is PSD for every t > 0
+    for t in (0.1, 1.0, 10.0):
+        assert is_psd(np.exp(-t * Psi))
+
+
+def test_cube_of_distance_is_not_cnd_exact_counterexample():
+    x = np.array([0.0, 1.0, 2.0])
+    Psi = np.abs(x[:, None] - x[None, :]) ** 3
+    c = np.array([1.0, -2.0, 1.0])
+    assert c @ Psi @ c == 8.0  # 2 (2^3 - 4) > 0 with sum(c) = 0
+    assert not is_cnd(Psi)
+    assert is_cnd(Psi ** (2 / 3))  # |x - z|^2
+
+
+def test_is_cnd_rounding_cases_and_sign():
+    rng = np.random.default_rng(3)
+    g = rng.standard_normal(30) * 1e3
+    assert is_cnd(g[:, None] + g[None, :])  # projected matrix is exactly 0: rounding only
+    assert is_cnd(np.full((5, 5), 7.0))  # constants
+    B = rng.standard_normal((30, 4))
+    K = B @ B.T
+    assert is_cnd(-K)  # -k for a kernel k
+    assert not is_cnd(K + 0.5 * np.eye(30))  # c^T K c > 0 for some c with sum 0
+    D2 = _dist(B) ** 2
+    assert is_cnd(D2) and not is_cnd(-D2)
+    assert is_cnd(D2 * 1e250) and is_cnd(D2 * 1e-250)  # scale invariance
+    assert is_cnd([[5.0]])  # 1 x 1: only c = 0 sums to zero
+    A = D2.copy()
+    A[0, 1] += 1.0
+    assert not is_cnd(A)  # not symmetric
+    assert not is_cnd(np.eye(3), tol=0.5) and is_cnd(np.eye(3), tol=1.5)

@@ -9,7 +9,7 @@ strings; :func:`subsequence_gram` builds its (normalized) Gram matrix for
 lists of strings.
 
 The package is organised by idea: ``_pairwise`` (vector kernels and
-:func:`make_kernel`), ``_gram`` (:func:`gram_matrix`), ``_psd`` (PSD tests),
+:func:`make_kernel`), ``_gram`` (:func:`gram_matrix`), ``_psd`` (PSD tests), ``_cnd`` (the CND test),
 ``_features`` (explicit polynomial feature map), ``_string`` (subsequence
 kernel), ``_scale`` (the scale-safe Gaussian exponent, written once) and
 ``_defaults`` (the defaults, written once). Import everything from
@@ -69,6 +69,7 @@ from ._pairwise import (
     rbf_kernel,
     sigmoid_kernel,
 )
+from ._cnd import is_cnd
 from ._psd import MAX_PSD_SIZE, SYMMETRY_RTOL, is_psd, psd_tolerance
 from ._scale import MAX_OUTPUT_ELEMENTS
 from ._string import (
@@ -92,6 +93,7 @@ __all__ = [
     "gram_matrix",
     "is_psd",
     "psd_tolerance",
+    "is_cnd",
     "polynomial_feature_map",
     "polynomial_feature_powers",
     "polynomial_feature_dimension",

@@ -391,6 +391,42 @@ add("is_psd", "param-range", lambda: K.is_psd(KN, tol=1.5), check=equal(True), n
 NOT_APPLICABLE[(M + "psd_tolerance", "param-type")] = "psd_tolerance takes only the matrix K (covered by the dtype rows)"
 NOT_APPLICABLE[(M + "psd_tolerance", "param-range")] = "psd_tolerance takes only the matrix K (no parameter with a range)"
 
+# is_cnd (Chapter 4): the same validation as is_psd; the oracle is the exact definition
+_xl = np.arange(4.0)
+D2L = (_xl[:, None] - _xl[None, :]) ** 2  # squared distances: CND
+D3L = np.abs(_xl[:, None] - _xl[None, :]) ** 3  # |x - z|^3: not CND (c = (1, -2, 1, 0))
+add("is_cnd", "shape", lambda: K.is_cnd(np.ones((2, 3))), "ValueError", "K must be a square matrix", note="2x3")
+add("is_cnd", "shape", lambda: K.is_cnd(np.ones(3)), "ValueError", "K must be a 2-D", note="1-D")
+add("is_cnd", "dtype-complex", lambda: K.is_cnd(D2L + 0j), "TypeError", "K must be a real array", note="complex")
+add("is_cnd", "dtype-bool", lambda: K.is_cnd(np.eye(3, dtype=bool)), check=equal(False),
+    note="bool identity: c^T I c > 0")
+add("is_cnd", "dtype-bool", lambda: K.is_cnd(~np.eye(3, dtype=bool)), check=equal(True),
+    note="bool 1 - I: discrete metric squared, CND")
+add("is_cnd", "dtype-object", lambda: K.is_cnd(np.array([["0", "1"], ["1", "0"]])), "TypeError",
+    "K must be a numeric", note="strings")
+add("is_cnd", "dtype-object", lambda: K.is_cnd(D2L.astype(object)), check=equal(True), note="object floats")
+add("is_cnd", "dtype-float32", lambda: K.is_cnd(D2L.astype(np.float32)), check=equal(True), note="float32 CND")
+add("is_cnd", "dtype-float32", lambda: K.is_cnd(D3L.astype(np.float32)), check=equal(False),
+    note="float32 not CND")
+add("is_cnd", "nan-inf", lambda: K.is_cnd(np.array([[0.0, np.inf], [np.inf, 0.0]])), "ValueError",
+    "K contains NaN", note="inf")
+add("is_cnd", "empty", lambda: K.is_cnd(np.zeros((0, 0))), "ValueError", "K is empty", note="0x0")
+add("is_cnd", "one-sample", lambda: K.is_cnd([[3.0]]), check=equal(True), note="1x1: only c = 0")
+for _c in (1e300, 1e-300):
+    add("is_cnd", "extreme-scale", lambda c=_c: K.is_cnd(D2L * c), check=equal(True), note=f"D2 x {_c:g}")
+    add("is_cnd", "extreme-scale", lambda c=_c: K.is_cnd(D3L * c), check=equal(False), note=f"D3 x {_c:g}")
+add("is_cnd", "non-symmetric", lambda: K.is_cnd(D2L + np.triu(np.ones((4, 4)), 1)), check=equal(False),
+    note="asymmetric")
+add("is_cnd", "non-psd", lambda: K.is_cnd(D2L), check=equal(True), note="indefinite but CND (the usual case)")
+add("is_cnd", "non-psd", lambda: K.is_cnd(D3L), check=equal(False), note="indefinite and not CND")
+add("is_cnd", "param-type", lambda: K.is_cnd(D2L, tol="0"), "TypeError", "tol must be a real", note="tol str")
+add("is_cnd", "param-range", lambda: K.is_cnd(D2L, tol=-1.0), "ValueError", "tol", note="tol<0")
+add("is_cnd", "param-range", lambda: K.is_cnd(np.eye(3), tol=1.5), check=equal(True),
+    note="tol above |min eig| accepts")
+add("is_cnd", "huge-size", lambda: K.is_cnd(np.broadcast_to(0.0, (30000, 30000))), "ValueError", "MAX_PSD_SIZE",
+    note="O(n^3) refused")
+NOT_APPLICABLE[(M + "is_cnd", "one-class")] = "a matrix test has no labels"
+
 # ---------------------------------------------------------------------------------------------
 # explicit polynomial feature map
 # ---------------------------------------------------------------------------------------------
