@@ -17,7 +17,7 @@ SKIP_BROWSER ?=
 # backend (setuptools) comes from the lock.
 PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: setup book test test-unit test-doctest test-notebooks test-build test-browser \
+.PHONY: setup book pdf test test-unit test-doctest test-notebooks test-build test-browser \
         test-latest test-oldest mutation lock lab serve bench clean
 
 $(PY):
@@ -41,6 +41,16 @@ book: setup
 	$(VENV)/bin/jupyter-book build . --all
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
+# The printable edition: the whole book as one page (Sphinx's single-page HTML builder),
+# printed to A4 PDF by headless Chromium (scripts/print_pdf.py), mathematics typeset,
+# figures in place, each chapter on a new page. Needs Chromium and ChromeDriver.
+PDF := _build/kernel-theory.pdf
+pdf: setup
+	rm -rf _build/singlehtml
+	$(VENV)/bin/jupyter-book build . --all --builder singlehtml --warningiserror --keep-going
+	$(PY) scripts/print_pdf.py _build/singlehtml $(PDF)
+	@echo "The printable edition: $(CURDIR)/$(PDF)"
+
 test: setup test-unit test-doctest test-notebooks test-build test-browser
 	@if [ "$(SKIP_BROWSER)" = "1" ]; then \
 	  echo "make test: all checks passed EXCEPT the browser check, which was SKIPPED (SKIP_BROWSER=1)"; \
@@ -62,7 +72,8 @@ test-build: setup
 	rm -rf _build
 	$(VENV)/bin/jupyter-book build . --all --warningiserror --keep-going
 
-# Checks the HTML that test-build has just built from this commit.
+# Checks the HTML that test-build has just built from this commit, and the printable
+# edition (`make pdf`, built after it) and its source page.
 test-browser: test-build
 	@if [ "$(SKIP_BROWSER)" = "1" ]; then \
 	  echo "test-browser: SKIPPED by request (SKIP_BROWSER=1): the built pages were NOT checked in a browser"; \
@@ -75,6 +86,7 @@ test-browser: test-build
 	      exit 1; \
 	    fi; \
 	  done; \
+	  $(MAKE) --no-print-directory pdf && \
 	  KTHEORY_REQUIRE_BROWSER=1 $(PY) -m pytest -q -m browser -p no:cacheprovider tests; \
 	fi
 

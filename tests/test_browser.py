@@ -159,3 +159,95 @@ def test_page_renders_math_and_figures(server, driver, entry):
     if entry.split("/")[-1][:2].isdigit() and not entry.endswith("00_preface"):
         figures = [i for i in info["images"] if "_images/" in (i["src"] or "") or (i["src"] or "").startswith("data:")]
         assert figures, "a chapter page without any figure"
+
+
+# --- the printable edition (make pdf) -------------------------------------------------
+
+SINGLE = Path(os.environ.get("KTHEORY_SINGLEHTML", ROOT / "_build" / "singlehtml"))
+PDF = Path(os.environ.get("KTHEORY_PDF", ROOT / "_build" / "kernel-theory.pdf"))
+
+
+def toc_titles() -> list[str]:
+    """The first-level title of every page in the table of contents, from its source."""
+    titles = []
+    for entry in toc_pages():
+        md, nb = ROOT / f"{entry}.md", ROOT / f"{entry}.ipynb"
+        if nb.is_file():
+            import json
+
+            cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+            text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        elif md.is_file():
+            text = md.read_text(encoding="utf-8")
+        else:  # generated at build time (the dashboard)
+            text = (ROOT / f"{entry}.md").read_text(encoding="utf-8") if (ROOT / f"{entry}.md").exists() else ""
+        m = re.search(r"^# (.+)$", text, flags=re.M)
+        if m:
+            titles.append(m.group(1).strip())
+    return titles
+
+
+@pytest.fixture(scope="module")
+def single_server():
+    if not (SINGLE / "kernel-theory.html").is_file():
+        _unavailable("the printable edition is not built (run `make pdf` first)")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args, **kwargs):  # noqa: D102
+            pass
+
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+
+    httpd = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SINGLE)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_pdf_source_page_holds_every_chapter(single_server, driver):
+    """The page printed to PDF has every page of the table of contents, typeset, with its
+    figures, and under print media each chapter's title starts a new page."""
+    driver.set_script_timeout(600)
+    driver.set_page_load_timeout(600)
+    driver.get(f"{single_server}/kernel-theory.html")
+    assert driver.execute_async_script(WAIT_FOR_MATHJAX), "MathJax startup failed"
+    info = driver.execute_script(INSPECT)
+    assert info["mathjax"] and info["containers"] > 1000, "the mathematics was not typeset"
+    assert info["errors"] == 0, f"{info['errors']} MathJax errors"
+    for raw in ("$$", "\\begin{"):
+        assert raw not in info["text"], f"raw TeX {raw!r} left in the visible text"
+    broken = [i["src"] for i in info["images"] if not i["ok"]]
+    assert not broken, f"images that did not load: {broken[:5]}"
+    h1 = driver.execute_script(
+        "return Array.from(document.querySelectorAll('section > h1')).map(h => h.textContent)")
+    h1 = [re.sub(r"[#¶]\s*$", "", t).strip() for t in h1]
+    titles = toc_titles()
+    assert len(titles) >= 15
+    missing = [t for t in titles if not any(t in h for h in h1)]
+    assert not missing, f"chapters missing from the printable page: {missing}"
+    figures = [i for i in info["images"] if "_images/" in (i["src"] or "")]
+    assert len(figures) >= 30, f"only {len(figures)} figures on the printable page"
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        breaks = driver.execute_script(
+            "return Array.from(document.querySelectorAll('section > h1'))"
+            ".map(h => getComputedStyle(h).breakBefore)")
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert breaks.count("page") >= len(titles) - 1, f"chapters do not start new pages: {breaks}"
+
+
+def test_pdf_was_printed():
+    if not PDF.is_file():
+        _unavailable("the printable edition is not built (run `make pdf` first)")
+    data = PDF.read_bytes()
+    assert data.startswith(b"%PDF-")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("print_pdf", ROOT / "scripts" / "print_pdf.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    pages = mod.page_count(data)
+    # every page of the table of contents starts a page, and the chapters are long
+    assert pages >= 10 * len([e for e in toc_pages() if re.search(r"/\d\d_", e)]), pages
