@@ -40,6 +40,11 @@ between nearly tied candidates.
 :class:`SVC` wraps the solver in a scikit-learn-compatible estimator that
 reproduces ``sklearn.svm.SVC`` (which runs libsvm): same class ordering, same
 sample ordering inside the solver, same support vectors, same signs.
+
+The same iteration solves libsvm's general form ``1/2 a^T Q a + p^T a`` (a linear
+term ``p`` instead of ``-e``) and, with ``2n`` labels on an ``n x n`` matrix, the
+epsilon-SVR dual, variable ``s`` using row ``s mod n`` (:class:`SVR`,
+``smo_solve(..., linear_term=p)``); no ``2n x 2n`` matrix is formed.
 """
 
 from __future__ import annotations
@@ -114,6 +119,7 @@ def smo_solve(
     tol: float = 1e-3,
     max_iter: int = -1,
     check_input: bool = True,
+    linear_term: Any = None,
 ) -> SMOResult:
     """Solve the soft-margin SVM dual by SMO with second-order working-set selection.
 
@@ -123,13 +129,21 @@ def smo_solve(
     index here (libsvm takes the highest); :class:`SVC` feeds the samples in
     reversed libsvm order, which makes both pick the same pairs.
 
+    With ``linear_term=p`` the objective is ``1/2 a^T Q a + p^T a`` (libsvm's
+    general ``Solver``). With ``y`` of length ``2n`` (``K`` still ``n x n``)
+    variable ``s`` belongs to sample ``s mod n``:
+    ``Q_st = y_s y_t K_{s mod n, t mod n}``; with ``y = (+1, .., +1, -1, .., -1)``
+    and ``p = (eps - z, eps + z)`` this is the epsilon-SVR dual (see
+    :class:`ktheory.svm.SVR`), solved without forming a ``2n x 2n`` matrix.
+
     Parameters
     ----------
     K : array_like of shape (n, n)
         Symmetric kernel (Gram) matrix of the training points. It need not be
         positive semidefinite (curvatures ``a_ij <= 0`` are replaced by ``TAU``).
-    y : array_like of shape (n,)
-        Labels in ``{-1, +1}``, both present.
+    y : array_like of shape (n,) or (2n,)
+        Labels in ``{-1, +1}``, both present; length ``2n`` for the SVR index
+        map (above).
     C : float, default 1.0
         Box constraint ``> 0``.
     tol : float, default 1e-3
@@ -141,6 +155,9 @@ def smo_solve(
     check_input : bool, optional
         Validate ``K`` and ``y`` (shape, finiteness, symmetry, labels); on by
         default. Switch it off only for input from a trusted caller.
+    linear_term : array_like of shape (len(y),), optional
+        The linear term ``p`` of the objective (finite); None (the default)
+        means ``p = -e``, the classification dual.
 
     Returns
     -------
@@ -165,6 +182,17 @@ def smo_solve(
     >>> res = smo_solve(X @ X.T, y, C=1.0)
     >>> np.round(res.alpha, 6).tolist(), round(res.intercept, 6)
     ([0.0, 0.25, 0.0, 0.25, 0.0, 0.0], 0.0)
+
+    The epsilon-SVR dual of three points on the line ``z = 2x - 1`` with
+    ``eps = 0.1``: the fit is ``f(x) = 1.9 x - 0.9``, the flattest line whose
+    0.1-tube holds all three points (slope ``sum_i (alpha_i - alpha*_i) x_i``).
+
+    >>> x = np.array([[0.], [1.], [2.]]); z = np.array([-1., 1., 3.])
+    >>> y2 = np.r_[np.ones(3), -np.ones(3)]
+    >>> res = smo_solve(x @ x.T, y2, C=10.0, tol=1e-9, linear_term=np.r_[0.1 - z, 0.1 + z])
+    >>> coef = res.alpha[:3] - res.alpha[3:]
+    >>> float(np.round(coef @ x[:, 0], 6)), round(res.intercept, 6)
+    (1.9, -0.9)
     """
     C = check_positive(C, "C")
     tol = check_positive(tol, "tol")
@@ -176,8 +204,9 @@ def smo_solve(
             raise ValueError(f"K must be a square (n, n) kernel matrix; got shape {K.shape}")
         K = _checked_symmetric(K, "K", in_dtype)
         y = check_array(y, "y", ndim=1)
-        if y.shape[0] != K.shape[0]:
-            raise ValueError(f"y has {y.shape[0]} entries but K is {K.shape[0]} x {K.shape[0]}")
+        if y.shape[0] not in (K.shape[0], 2 * K.shape[0]):
+            raise ValueError(f"y has {y.shape[0]} entries but K is {K.shape[0]} x {K.shape[0]} "
+                             f"(y needs n = {K.shape[0]} entries, or 2n for the SVR index map)")
         if not np.all((y == 1.0) | (y == -1.0)):
             raise ValueError("y must contain only the labels -1 and +1")
         if np.all(y == y[0]):
@@ -185,7 +214,16 @@ def smo_solve(
     else:
         K = np.ascontiguousarray(K, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
-    return _smo(K, y, C, tol, max_iter)
+    p = None
+    if linear_term is not None:
+        if check_input:
+            p = check_array(linear_term, "linear_term", ndim=1)
+            if p.shape != y.shape:
+                raise ValueError(f"linear_term has {p.shape[0]} entries but y has {y.shape[0]}; "
+                                 "they must be equal")
+        else:
+            p = np.asarray(linear_term, dtype=np.float64)
+    return _smo(K, y, C, tol, max_iter, p)
 
 
 def _sym_rtol(dtype: Any) -> float:
@@ -283,8 +321,10 @@ def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray | None:
     return H
 
 
-def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> SMOResult:
-    """SMO on a validated kernel matrix (copied into the shifted form ``H``)."""
+def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int,
+         p: np.ndarray | None = None) -> SMOResult:
+    """SMO on a validated kernel matrix (copied into the shifted form ``H``); ``y`` and
+    ``p`` of length ``n`` or ``2n`` (see :func:`_smo_iterate`)."""
     scale = _tiny_scale(K)
     if scale != 1.0:
         K = K / scale
@@ -294,7 +334,7 @@ def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int) -> S
     step = _block_rows(K.shape[0])
     for a in range(0, K.shape[0], step):
         _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
-    return _smo_core(H, y, QD, const_diag, C, eps, max_iter, scale)
+    return _smo_core(H, y, QD, const_diag, C, eps, max_iter, scale, p=p)
 
 
 #: Below this largest diagonal entry of K the problem is solved rescaled (see :func:`_smo_core`).
@@ -317,19 +357,31 @@ def _tiny_scale(K: np.ndarray) -> float:
 
 
 def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
-              eps: float, max_iter: int, scale: float = 1.0) -> SMOResult:
+              eps: float, max_iter: int, scale: float = 1.0,
+              p: np.ndarray | None = None) -> SMOResult:
     """SMO on ``H`` built from ``K / scale`` (see :func:`_tiny_scale`); the result is
-    that of the problem with ``K`` itself."""
+    that of the problem with ``K`` itself. ``y``, ``p``: see :func:`_smo_iterate` (the
+    rescaling ``K -> K / s, C -> C s, alpha -> alpha s`` multiplies the objective by
+    ``s`` with or without a linear term ``p``, and leaves the gradient unchanged)."""
     if scale == 1.0:
-        return _smo_iterate(H, y, QD, const_diag, C, eps, max_iter)
-    res = _smo_iterate(H, y, QD, const_diag, C * scale, eps, max_iter)
+        return _smo_iterate(H, y, QD, const_diag, C, eps, max_iter, p)
+    res = _smo_iterate(H, y, QD, const_diag, C * scale, eps, max_iter, p)
     return SMOResult(alpha=res.alpha / scale, intercept=res.intercept, objective=res.objective / scale,
                      n_iter=res.n_iter, gap=res.gap, converged=res.converged)
 
 
 def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
-                 eps: float, max_iter: int) -> SMOResult:
-    """The SMO iteration.
+                 eps: float, max_iter: int, p: np.ndarray | None = None) -> SMOResult:
+    """The SMO iteration, on ``1/2 a^T Q a + p^T a`` (``p = -e`` if None).
+
+    ``y`` has length ``n`` (``H`` is ``n x n``; classification, ``Q = (y y^T) * K``)
+    or ``2n``: then variable ``s`` belongs to sample ``s mod n`` and
+    ``Q_st = y_s y_t K_{s mod n, t mod n}``, libsvm's epsilon-SVR problem, solved
+    without a ``2n x 2n`` matrix. Row ``s`` of the ``2n`` problem's ``H`` is
+    ``H[s mod n]`` repeated on both halves: the curvatures ``a_st`` are those of
+    samples ``s mod n`` and ``t mod n`` (``a = 0 -> TAU`` for the pair
+    ``(s, s + n)``), and the gradient update is one length-``n`` combination
+    ``c_i H_i + c_j H_j`` added to both halves of ``U`` and ``L``.
 
     ``H = w[None, :] - K`` where ``w = diag(K)`` if the diagonal is constant
     (then ``H_it`` is half the curvature ``a_it = K_ii + K_tt - 2 K_it``, and
@@ -347,22 +399,41 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
     selection is one ``argmax`` and one ``argmin``.
     """
     n = H.shape[0]
+    m = y.shape[0]                          # n, or 2n for the SVR index map
+    tiled = m != n
     inf = np.inf
     half_tau = 0.5 * TAU
     w = QD if const_diag else 0.5 * QD
     wl = w.tolist()
     QDhl = (0.5 * QD).tolist()
+    if tiled:
+        wl, QDhl = wl * 2, QDhl * 2         # indexed by the variable, s -> sample s mod n
     pos = y > 0
-    yl = [1.0 if p else -1.0 for p in pos.tolist()]
-    al = [0.0] * n
+    yl = [1.0 if q else -1.0 for q in pos.tolist()]
+    al = [0.0] * m
     # status: 0 = at lower bound, 1 = free, 2 = at upper bound (libsvm's alpha_status)
-    st = [0] * n
-    z0 = np.where(pos, 1.0, -1.0)           # v = -y grad = y at alpha = 0
+    st = [0] * m
+    if p is None:
+        z0 = np.where(pos, 1.0, -1.0)       # v = -y grad = y at alpha = 0
+    else:
+        z0 = np.where(pos, -p, p)           # v = -y grad = -y p at alpha = 0
     U = np.where(pos, z0, -inf)             # I_up  = {y=+1, a<C} u {y=-1, a>0}
     L = np.where(pos, inf, z0)              # I_low = {y=+1, a>0} u {y=-1, a<C}
     E = 0.0
-    bb = np.empty(n)
-    ba = np.empty(n)
+    # v = z - E w: the selection reads z, whose differences are off by E (w_s - w_t).
+    # With a constant diagonal that is 0; otherwise E is folded into z once
+    # |E| * spread(w) reaches 1% of tol (E is rounding residue, ~1e-14 per step, so
+    # this is rare), or a long run could stall with a gap that only exists in z.
+    spread = 0.0 if const_diag or not n else float(w.max() - w.min())
+    e_fold = 0.01 * eps / spread if spread > 0.0 else inf
+    bb = np.empty(m)
+    ba = np.empty(m)
+    bc = ba[:n]                             # curvatures of the row (all of ba if m == n)
+    if tiled:                               # (2, n) views: one row H_i serves both halves
+        bbv, U2, L2 = bb.reshape(2, n), U.reshape(2, n), L.reshape(2, n)
+        comb = np.empty(n)
+    else:
+        bbv = bb
     subtract, multiply, divide, absolute, add, maximum = (
         np.subtract, np.multiply, np.divide, np.absolute, np.add, np.maximum)
     axpy = _blas.daxpy
@@ -387,17 +458,19 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
             )
         if n_iter >= max_iter:
             break
-        Hi = H[i]
+        ki = i - n if i >= n else i          # the row of H (sample i mod n)
+        Hi = H[ki]
         subtract(Gmax, L, out=bb)            # b_it = m - v_t (<= 0 off the candidates)
         absolute(bb, out=ba)
         multiply(bb, ba, out=bb)             # b |b|: > 0 exactly on the candidates
         if const_diag:
-            divide(bb, Hi, out=bb)           # H_i = a_i / 2, already >= tau / 2
+            divide(bbv, Hi, out=bbv)         # H_i = a_i / 2, already >= tau / 2
         else:
-            add(Hi, QDhl[i], out=ba)         # a_i / 2
-            maximum(ba, half_tau, out=ba)    # libsvm: a <= 0 -> tau
-            divide(bb, ba, out=bb)
+            add(Hi, QDhl[i], out=bc)         # a_i / 2
+            maximum(bc, half_tau, out=bc)    # libsvm: a <= 0 -> tau
+            divide(bbv, bc, out=bbv)
         j = int(bb.argmax())
+        kj = j - n if j >= n else j
         n_iter += 1
 
         # --- two-variable subproblem, libsvm's clipping ---------------------
@@ -409,7 +482,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         Gj = -yj * vj
         ai_old = ai = al[i]
         aj_old = aj = al[j]
-        Hij = float(Hi[j])
+        Hij = float(Hi[kj])
         quad = 2.0 * Hij if const_diag else 2.0 * (QDhl[i] + Hij)   # K_ii + K_jj - 2 K_ij
         if quad <= 0.0:
             quad = TAU
@@ -458,11 +531,22 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         ci = yi * (ai - ai_old)
         cj = yj * (aj - aj_old)
         E += ci + cj
-        Hj = H[j]
-        axpy(Hi, U, a=ci)
-        axpy(Hj, U, a=cj)
-        axpy(Hi, L, a=ci)
-        axpy(Hj, L, a=cj)
+        if abs(E) > e_fold:                  # rare: fold the residue into z (see above)
+            wE = E * (np.tile(w, 2) if tiled else w)
+            subtract(U, wE, out=U)
+            subtract(L, wE, out=L)
+            E = 0.0
+        Hj = H[kj]
+        if tiled:                            # the same length-n change on both halves
+            multiply(Hi, ci, out=comb)
+            axpy(Hj, comb, a=cj)
+            add(U2, comb, out=U2)
+            add(L2, comb, out=L2)
+        else:
+            axpy(Hi, U, a=ci)
+            axpy(Hj, U, a=cj)
+            axpy(Hi, L, a=ci)
+            axpy(Hj, L, a=cj)
 
         # --- index sets: only i and j can change ----------------------------
         for t, at in ((i, ai), (j, aj)):
@@ -486,7 +570,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         )
 
     alpha = np.array(al)
-    v = np.where(np.isfinite(U), U, L) - E * w
+    v = np.where(np.isfinite(U), U, L) - E * (np.tile(w, 2) if tiled else w)
     # --- intercept, as libsvm's calculate_rho -----------------------------------
     upper = alpha >= C
     lower = alpha <= 0.0
@@ -506,9 +590,9 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
             b = hi
         else:
             b = 0.5 * (hi + lo)
-    # f(alpha) = 1/2 a^T Q a - e^T a = 1/2 sum a_t (grad_t - 1), grad_t = -y_t v_t
+    # f(alpha) = 1/2 a^T Q a + p^T a = 1/2 sum a_t (grad_t + p_t), grad_t = -y_t v_t
     grad = -np.where(pos, v, -v)
-    objective = 0.5 * float(np.dot(alpha, grad - 1.0))
+    objective = 0.5 * float(np.dot(alpha, grad - 1.0 if p is None else grad + p))
     return SMOResult(alpha=alpha, intercept=b, objective=objective, n_iter=n_iter,
                      gap=float(gap), converged=converged)
 
@@ -519,15 +603,22 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
 
 
 class SVC(ParamsMixin):
-    """Binary soft-margin support vector classifier trained by SMO, as libsvm.
+    """Soft-margin support vector classifier trained by SMO, as libsvm.
 
-    Mirrors ``sklearn.svm.SVC`` for two classes: same parameters (those listed
-    here) **with the same defaults** as ``sklearn.svm.SVC`` (``C=1.0``,
-    ``kernel="rbf"``, ``degree=3``, ``gamma="scale"``, ``coef0=0.0``,
-    ``tol=1e-3``, ``max_iter=-1``), same learned attributes and signs, and,
-    because it runs the same algorithm in the same order, the same solution to
-    within the tolerance. (The kernel *functions* of :mod:`ktheory.kernels`
-    have the book's defaults; the estimator passes every parameter explicitly.)
+    Mirrors ``sklearn.svm.SVC``: same parameters (those listed here) **with the
+    same defaults** as ``sklearn.svm.SVC`` (``C=1.0``, ``kernel="rbf"``,
+    ``degree=3``, ``gamma="scale"``, ``coef0=0.0``, ``tol=1e-3``,
+    ``max_iter=-1``, ``decision_function_shape="ovr"``, ``break_ties=False``),
+    same learned attributes and signs, and, because it runs the same algorithm
+    in the same order, the same solution to within the tolerance. (The kernel
+    *functions* of :mod:`ktheory.kernels` have the book's defaults; the
+    estimator passes every parameter explicitly.)
+
+    Two classes are one binary SVM. ``k >= 3`` classes are handled as libsvm
+    does, **one-vs-one**: a binary SVM for each of the ``k(k-1)/2`` pairs of
+    classes ``(i, j)``, ``i < j`` (class ``i`` on the positive side), and the
+    prediction by voting, a tie going to the lowest class index (see
+    :mod:`ktheory.svm._ovo` for the layout of the attributes).
 
     Parameters
     ----------
@@ -567,35 +658,60 @@ class SVC(ParamsMixin):
         Refuse (``ValueError``) to build a training Gram matrix larger than
         this many MiB. The matrix takes ``n**2 * 8`` bytes: 1000 samples need
         8 MB, 5000 need 200 MB, 16384 need 2 GiB. (Not a parameter of
-        scikit-learn's SVC, which caches kernel rows instead.)
+        scikit-learn's SVC, which caches kernel rows instead.) With ``k >= 3``
+        classes the matrix of all samples is computed once and each pair's
+        block copied out of it (at most ``(n_i + n_j)**2 * 8`` bytes more).
+    decision_function_shape : {"ovr", "ovo"}, default "ovr"
+        For ``k >= 3`` classes: ``"ovo"`` makes :meth:`decision_function`
+        return the ``k(k-1)/2`` pairwise decision values, ``"ovr"`` the
+        ``(n, k)`` one-vs-rest-shaped values scikit-learn derives from them
+        (votes plus a squashed sum of confidences in ``(-1/3, 1/3)``). Ignored
+        for two classes (a 1-D decision function).
+    break_ties : bool, default False
+        For ``k >= 3`` and ``decision_function_shape="ovr"``: predict the
+        argmax of the ovr decision function, which breaks vote ties by the
+        confidences, instead of libsvm's vote (ties to the lowest class
+        index). ``True`` with ``"ovo"`` is a ``ValueError`` in :meth:`predict`,
+        as in scikit-learn.
 
     Attributes
     ----------
-    classes_ : numpy.ndarray of shape (2,)
-        The two labels, sorted; ``classes_[1]`` is the positive class
-        (``decision_function > 0``), as in scikit-learn.
+    classes_ : numpy.ndarray of shape (k,)
+        The labels, sorted. With two classes ``classes_[1]`` is the positive
+        class (``decision_function > 0``), as in scikit-learn.
     support_ : numpy.ndarray of shape (n_SV,)
-        Indices of the support vectors (``alpha_i > 0``), those of
-        ``classes_[0]`` first, each group in increasing order (libsvm's order).
+        Indices of the support vectors (``alpha_i > 0``; for ``k >= 3``: in
+        at least one pair), grouped by class in the order of ``classes_``,
+        each group in increasing order (libsvm's order).
     support_vectors_ : numpy.ndarray of shape (n_SV, n_features)
         The support vectors; an empty ``(0, 0)`` array for ``"precomputed"``
         (as scikit-learn).
-    n_support_ : numpy.ndarray of shape (2,)
+    n_support_ : numpy.ndarray of shape (k,)
         Number of support vectors in each class.
-    dual_coef_ : numpy.ndarray of shape (1, n_SV)
-        ``alpha_i y_i`` with ``y_i = +1`` for ``classes_[1]``, ``-1`` for ``classes_[0]``.
-    intercept_ : numpy.ndarray of shape (1,)
-        ``b`` in ``f(x) = sum_i dual_coef_i k(sv_i, x) + b``.
-    alpha_ : numpy.ndarray of shape (n_samples,)
-        All dual variables, in the order of the training samples.
-    n_iter_ : int
-        Number of SMO iterations (scikit-learn stores a length-1 array).
-    objective_ : float
-        Final dual objective in libsvm's minimisation form
+    dual_coef_ : numpy.ndarray of shape (k - 1, n_SV)
+        Two classes: ``alpha_i y_i`` with ``y_i = +1`` for ``classes_[1]``,
+        ``-1`` for ``classes_[0]``. ``k >= 3``: libsvm's packed layout; in pair
+        ``(i, j)`` (``y = +1`` for class ``i``) the coefficients of class
+        ``i``'s support vectors are in row ``j - 1``, those of class ``j``'s in
+        row ``i`` (0 where a support vector is not one of that pair).
+    intercept_ : numpy.ndarray of shape (k(k-1)/2,)
+        ``b`` in ``f(x) = sum_i dual_coef_i k(sv_i, x) + b``; for ``k >= 3``
+        one per pair, in the order ``(0,1), (0,2), ..., (k-2,k-1)``, with
+        ``f_p > 0`` for the pair's first class.
+    alpha_ : numpy.ndarray of shape (n_samples,) or (k(k-1)/2, n_samples)
+        All dual variables, in the order of the training samples (per pair
+        for ``k >= 3``, 0 for samples of the other classes).
+    n_iter_ : int or numpy.ndarray of shape (k(k-1)/2,)
+        Number of SMO iterations (per pair for ``k >= 3``, as scikit-learn's
+        ``n_iter_``; for two classes an int, where scikit-learn stores a
+        length-1 array).
+    objective_ : float or numpy.ndarray of shape (k(k-1)/2,)
+        Final dual objective (per pair) in libsvm's minimisation form
         ``1/2 alpha^T Q alpha - sum(alpha)``; it is ``<= 0`` and equals minus
         the book's (maximised) dual objective.
-    gap_ : float
-        Final maximal violation ``m(alpha) - M(alpha)`` (``< tol``).
+    gap_ : float or numpy.ndarray of shape (k(k-1)/2,)
+        Final maximal violation ``m(alpha) - M(alpha)`` (``< tol``), per pair
+        for ``k >= 3``.
     shape_fit_ : tuple
         Shape of the training ``X``.
     n_features_in_ : int
@@ -630,6 +746,20 @@ class SVC(ParamsMixin):
     >>> import pickle
     >>> pickle.loads(pickle.dumps(clf)).predict([[-0.8, -1.0]]).tolist()
     [1]
+
+    Three classes, one point each: every pair is a two-point hard-margin SVM
+    (``alpha = 2 / ||x_i - x_j||^2``), packed as libsvm packs it.
+
+    >>> X3 = np.array([[0., 0.], [2., 0.], [0., 4.]])
+    >>> clf3 = SVC(kernel="linear", C=10.0, tol=1e-10).fit(X3, ["a", "b", "c"])
+    >>> np.round(clf3.dual_coef_, 6).tolist(), np.round(clf3.intercept_, 6).tolist()
+    ([[0.5, -0.5, -0.125], [0.125, 0.1, -0.1]], [1.0, 1.0, 0.6])
+    >>> clf3.predict([[0.2, 0.1], [2.5, 0.5], [0.5, 3.0]]).tolist()
+    ['a', 'b', 'c']
+    >>> clf3.set_params(decision_function_shape="ovo")
+    SVC(C=10.0, kernel='linear', tol=1e-10, decision_function_shape='ovo')
+    >>> np.round(clf3.decision_function([[0.5, 1.0]]), 6).tolist()   # pairs (a,b), (a,c), (b,c)
+    [[0.5, 0.5, 0.3]]
     """
 
     def __init__(
@@ -642,6 +772,8 @@ class SVC(ParamsMixin):
         tol: float = 1e-3,
         max_iter: int = -1,
         gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
+        decision_function_shape: str = "ovr",
+        break_ties: bool = False,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -651,6 +783,8 @@ class SVC(ParamsMixin):
         self.tol = tol
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
 
     _estimator_type = "classifier"
 
@@ -661,7 +795,7 @@ class SVC(ParamsMixin):
         return Tags(
             estimator_type="classifier",
             target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(multi_class=False),
+            classifier_tags=ClassifierTags(multi_class=True),
             input_tags=InputTags(pairwise=self.kernel == "precomputed"),
         )
 
@@ -696,6 +830,23 @@ class SVC(ParamsMixin):
             raise TypeError(f"coef0 must be a real number, got {type(self.coef0).__name__} {self.coef0!r}")
         if not np.isfinite(float(self.coef0)):
             raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
+        self._check_multiclass_params()
+
+    def _check_multiclass_params(self) -> None:
+        """``decision_function_shape`` and ``break_ties``, checked at fit and where used."""
+        if not isinstance(self.decision_function_shape, str):
+            raise TypeError(
+                f"decision_function_shape must be 'ovr' or 'ovo' (a str), got "
+                f"{type(self.decision_function_shape).__name__} {self.decision_function_shape!r}"
+            )
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            raise ValueError(
+                f"decision_function_shape must be 'ovr' or 'ovo', got {self.decision_function_shape!r}"
+            )
+        if not isinstance(self.break_ties, (bool, np.bool_)):
+            raise TypeError(
+                f"break_ties must be a bool, got {type(self.break_ties).__name__} {self.break_ties!r}"
+            )
 
     def _gamma_value(self, X: np.ndarray) -> float | None:
         """The kernel coefficient used for ``X`` (None for kernels without one)."""
@@ -863,7 +1014,7 @@ class SVC(ParamsMixin):
             Training inputs; for ``kernel="precomputed"`` the square
             ``(n_samples, n_samples)`` training Gram matrix.
         y : array_like of shape (n_samples,)
-            Labels: exactly two distinct values.
+            Labels: two or more distinct values (``k >= 3``: one-vs-one).
 
         Returns
         -------
@@ -873,8 +1024,8 @@ class SVC(ParamsMixin):
         Raises
         ------
         ValueError
-            For NaN/inf in ``X`` or ``y``, mismatched lengths, one class only or
-            more than two classes, continuous (non-integer float) labels, a
+            For NaN/inf in ``X`` or ``y``, mismatched lengths, one class only,
+            continuous (non-integer float) labels, a
             non-square or non-symmetric precomputed matrix, invalid parameters,
             a Gram matrix above ``gram_limit_mb``, or a Gram matrix that
             overflows (NaN or infinity).
@@ -885,7 +1036,9 @@ class SVC(ParamsMixin):
         self._check_params()
         X, in_dtype = validate_X(X, "X", estimator=type(self).__name__)
         n = X.shape[0]
-        classes, cls = validate_y(y, n, estimator=type(self).__name__)
+        from ._ovo import validate_labels
+
+        classes, cls = validate_labels(y, n, estimator=type(self).__name__)
         need_mb = n * n * 8 / 2**20
         if need_mb > float(self.gram_limit_mb):
             raise ValueError(
@@ -909,6 +1062,8 @@ class SVC(ParamsMixin):
                 )
             X = _checked_symmetric(X, "X (precomputed Gram matrix)", in_dtype)
         self._set_kernel(X)
+        if classes.shape[0] > 2:
+            return self._fit_ovo(X, classes, cls)
         H, QD, const_diag, scale = self._training_h(X, order)
         res = _smo_core(H, y_int, QD, const_diag, float(self.C), float(self.tol),
                         _check_max_iter(self.max_iter), scale)
@@ -950,9 +1105,12 @@ class SVC(ParamsMixin):
 
         Returns
         -------
-        numpy.ndarray of shape (n_test,)
-            Positive values predict ``classes_[1]``. A model without support
-            vectors (``tol >= 2``) returns the intercept for every point.
+        numpy.ndarray of shape (n_test,), (n_test, k) or (n_test, k(k-1)/2)
+            Two classes: 1-D, positive values predict ``classes_[1]``.
+            ``k >= 3``: with ``decision_function_shape="ovo"`` the pairwise
+            values ``f_p`` (positive for the pair's first class), with ``"ovr"``
+            scikit-learn's one-vs-rest transform of them. A model without
+            support vectors (``tol >= 2``) has ``f_p = intercept_[p]`` everywhere.
 
         Raises
         ------
@@ -966,6 +1124,14 @@ class SVC(ParamsMixin):
         """
         self._check_fitted()
         X = self._validate_test_X(X)
+        if self.classes_.shape[0] > 2:
+            from ._ovo import ovr_decision
+
+            self._check_multiclass_params()
+            dec = self._ovo_decision(X)
+            if self.decision_function_shape == "ovr":
+                return ovr_decision(dec, self.classes_.shape[0])
+            return dec
         coef = self.dual_coef_[0]
         out = np.zeros(X.shape[0])
         if coef.size == 0:
@@ -988,9 +1154,66 @@ class SVC(ParamsMixin):
         A tie ``f(x) = 0`` goes to ``classes_[1]``, as in libsvm (whose
         internal decision value is ``-f``, with a vote for ``classes_[1]``
         unless it is positive).
+
+        ``k >= 3`` classes: libsvm's vote, pair ``(i, j)`` voting for ``i``
+        where ``f_p(x) > 0`` and for ``j`` otherwise; the class with most votes,
+        a tie going to the lowest index of ``classes_``. With
+        ``break_ties=True`` (and ``decision_function_shape="ovr"``) the argmax
+        of the ovr decision function instead.
+
+        Raises
+        ------
+        ValueError
+            ``break_ties=True`` with ``decision_function_shape="ovo"`` (as
+            scikit-learn), and as :meth:`decision_function`.
         """
+        self._check_fitted()
+        self._check_multiclass_params()
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        k = self.classes_.shape[0]
+        if k > 2:
+            from ._ovo import ovr_decision, vote_winner
+
+            dec = self._ovo_decision(self._validate_test_X(X))
+            if self.break_ties:  # (decision_function_shape == "ovr")
+                return self.classes_[ovr_decision(dec, k).argmax(axis=1)]
+            return self.classes_[vote_winner(dec, k)]
         positive = self.decision_function(X) >= 0
         return self.classes_[positive.astype(np.intp)]
+
+    # -- one-vs-one (k >= 3 classes; the machinery is in ktheory.svm._ovo) ---------
+    def _fit_ovo(self, X: np.ndarray, classes: np.ndarray, cls: np.ndarray) -> "SVC":
+        from ._ovo import fit_ovo
+
+        res = fit_ovo(self, X, cls, classes.shape[0], float(self.C), float(self.tol),
+                      _check_max_iter(self.max_iter))
+        for name, value in vars(res).items():
+            setattr(self, name, value)
+        self.classes_ = classes
+        self.shape_fit_ = X.shape
+        self.n_features_in_ = X.shape[1]
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[self.support_]
+        return self
+
+    def _ovo_decision(self, X: np.ndarray) -> np.ndarray:
+        """Pairwise decision values ``(n_test, k(k-1)/2)`` of validated test inputs: the
+        kernel against all support vectors, in row blocks of about 32 MiB."""
+        from ._ovo import ovo_decision
+
+        args = (self.dual_coef_, self.intercept_, self.n_support_)
+        if self.dual_coef_.shape[1] == 0:  # no support vector (tol >= 2): f_p(x) = b_p
+            return np.repeat(self.intercept_[None, :], X.shape[0], axis=0)
+        if self.kernel == "precomputed":
+            return ovo_decision(X[:, self.support_], *args)
+        n_sv = max(1, self.support_vectors_.shape[0])
+        out = np.empty((X.shape[0], self.intercept_.shape[0]))
+        step = max(1, (1 << 22) // n_sv)
+        for a in range(0, X.shape[0], step):
+            b = min(X.shape[0], a + step)
+            Kt = self._gram(X[a:b], self.support_vectors_, "test data")
+            out[a:b] = ovo_decision(Kt, *args)
+        return out
 
     def score(self, X: Any, y: Any) -> float:
         """Mean accuracy of :meth:`predict` on ``X`` against ``y``.

@@ -128,6 +128,48 @@ def _same_as_sklearn(X, y, Xtest=None, **params):
     return check
 
 
+def _same_as_sklearn_multi(X, y, Xtest=None, **params):
+    """Oracle for a multiclass (one-vs-one) SVC: scikit-learn's SVC on the same data. Per-pair
+    dual objectives recomputed from sklearn's packed ``dual_coef_`` with an independent Gram
+    matrix, pairwise decision values within ``20 tol``, labels where every ``|f| > 40 tol``."""
+    Xf = np.asarray(X, dtype=float)
+    Xt = Xf if Xtest is None else np.asarray(Xtest, dtype=float)
+    ya = np.asarray(y)
+
+    def check(est: SVC) -> None:
+        sk = SkSVC(**params).fit(Xf, ya)
+        np.testing.assert_array_equal(est.classes_, sk.classes_)
+        k = len(sk.classes_)
+        if params.get("kernel") == "precomputed":
+            K = Xf
+        else:
+            K = _sk_gram(params.get("kernel", "rbf"), Xf, Xf, sk._gamma, params.get("degree", 3),
+                         params.get("coef0", 0.0))
+        tol = params.get("tol", TOL)
+        cls = np.searchsorted(sk.classes_, ya[sk.support_])
+        p = 0
+        for i in range(k):
+            for j in range(i + 1, k):
+                c = np.zeros(len(ya))
+                c[sk.support_[cls == i]] = sk.dual_coef_[j - 1, cls == i]
+                c[sk.support_[cls == j]] = sk.dual_coef_[i, cls == j]
+                obj = 0.5 * float(c @ K @ c) - float(np.abs(c).sum())
+                assert abs(est.objective_[p] - obj) <= 10 * tol * max(1.0, abs(obj)), (p, est.objective_[p], obj)
+                p += 1
+        est.set_params(decision_function_shape="ovo")
+        sk.set_params(decision_function_shape="ovo")
+        f, fs = est.decision_function(Xt), sk.decision_function(Xt)
+        est.set_params(decision_function_shape="ovr")
+        sk.set_params(decision_function_shape="ovr")
+        assert f.shape == fs.shape == (Xt.shape[0], k * (k - 1) // 2)
+        assert np.max(np.abs(f - fs)) <= 20 * tol * max(1.0, np.max(np.abs(fs))), np.max(np.abs(f - fs))
+        clear = np.abs(fs).min(axis=1) > 40 * tol
+        np.testing.assert_array_equal(est.predict(Xt)[clear], sk.predict(Xt)[clear])
+        assert est.decision_function(Xt).shape == (Xt.shape[0], k)
+
+    return check
+
+
 def _fitted(kernel="rbf", **params) -> SVC:
     return SVC(kernel=kernel, **params).fit(X0, Y0)
 
@@ -311,7 +353,15 @@ add(FIT, "one-sample", fit(X0[:2], [0, 1], kernel="linear"), "ok", check=_same_a
     kernel="linear"), note="one sample per class")
 add(FIT, "one-class", fit(X0, np.zeros(40)), "ValueError", r"single class", note="all zeros")
 add(FIT, "one-class", fit(X0, ["a"] * 40), "ValueError", r"single class", note="one string label")
-add(FIT, "one-class", fit(X0, np.arange(40) % 3), "ValueError", r"Only binary classification", note="3 classes")
+Y3 = np.arange(40) % 3
+add(FIT, "one-class", fit(X0, Y3), "ok", check=_same_as_sklearn_multi(X0, Y3), note="3 classes (one-vs-one)")
+Y4S = np.array(["d", "b", "a", "c"])[np.arange(40) % 4]
+add(FIT, "dtype-object", fit(X0, Y4S, kernel="linear"), "ok",
+    check=_same_as_sklearn_multi(X0, Y4S, kernel="linear"), note="4 unsorted string classes")
+add(FIT, "one-sample", fit(X0[:3], [2, 0, 1], kernel="linear"), "ok",
+    check=_same_as_sklearn_multi(X0[:3], [2, 0, 1], kernel="linear"), note="one sample per class, 3 classes")
+add(FIT, "one-class", fit(X0, np.r_[np.zeros(39), 1.5]), "ValueError", r"Unknown label type: continuous",
+    note="one non-integer label")
 add(FIT, "one-class", fit(X0, np.linspace(0, 1, 40)), "ValueError", r"Unknown label type: continuous",
     note="regression target")
 for kern in ("rbf", "poly", "sigmoid"):
@@ -354,6 +404,8 @@ for pname, value, exc, pat in (
     ("gamma", [1.0], "TypeError", r"gamma must be a real number"),
     ("coef0", "a", "TypeError", r"coef0 must be a real number"),
     ("gram_limit_mb", "big", "TypeError", r"gram_limit_mb must be a real number"),
+    ("decision_function_shape", 1, "TypeError", r"decision_function_shape must be 'ovr' or 'ovo'"),
+    ("break_ties", "yes", "TypeError", r"break_ties must be a bool"),
 ):
     add(FIT, "param-type", fit(X0, Y0, **{pname: value}), exc, pat, note=f"{pname}={value!r}")
 for pname, value, pat in (
@@ -368,6 +420,7 @@ for pname, value, pat in (
     ("max_iter", -2, r"max_iter must be a positive integer or -1"),
     ("coef0", np.nan, r"coef0 must be a finite"),
     ("gram_limit_mb", 0.0, r"gram_limit_mb must be"),
+    ("decision_function_shape", "ovx", r"decision_function_shape must be 'ovr' or 'ovo'"),
 ):
     add(FIT, "param-range", fit(X0, Y0, **{pname: value}), "ValueError", pat, note=f"{pname}={value!r}")
 add(FIT, "param-range", lambda: SVC(kernel="poly", degree=0).fit(X0, Y0), "ValueError", r"degree must be",
@@ -413,6 +466,30 @@ def _kkt_soft(est, X, y, C):
 RBF = _fitted()
 LIN = _fitted("linear")
 PRE = SVC(kernel="precomputed").fit(X0 @ X0.T, Y0)
+Y4 = np.arange(40) % 4
+MULTI = SVC().fit(X0, Y4)  # 4 classes: one-vs-one, 6 pairs
+
+
+def _multi_matches(meth, Xt=XT, shape="ovr"):
+    """Oracle for a method of MULTI: scikit-learn's SVC on the same data (decision values
+    within 20 tol, labels where every pairwise |f| > 40 tol)."""
+    def check(v):
+        sk = SkSVC(decision_function_shape=shape).fit(X0, Y4)
+        Xf = np.asarray(Xt, dtype=float)
+        fs = sk.set_params(decision_function_shape="ovo").decision_function(Xf)
+        if meth == "predict":
+            clear = np.abs(fs).min(axis=1) > 2 * K20
+            assert v.shape == (Xf.shape[0],)
+            np.testing.assert_array_equal(v[clear], sk.predict(Xf)[clear])
+        else:
+            ref = sk.set_params(decision_function_shape=shape).decision_function(Xf)
+            assert v.shape == ref.shape == (Xf.shape[0], 4 if shape == "ovr" else 6)
+            assert np.max(np.abs(v - ref)) <= K20 * max(1.0, np.max(np.abs(fs)))
+    return check
+
+
+def _multi_with(**params) -> SVC:
+    return SVC().fit(X0, Y4).set_params(**params)
 
 for name, meth in ((PREDICT, "predict"), (DECISION, "decision_function")):
     good = _predictions_match if meth == "predict" else _decisions_match
@@ -438,6 +515,16 @@ for name, meth in ((PREDICT, "predict"), (DECISION, "decision_function")):
     add(name, "empty", call(RBF, np.empty((0, 3))), "ValueError", r"0 sample\(s\)", note="no rows")
     add(name, "empty", call(SVC(), XT), "ValueError", r"not fitted yet", note="unfitted")
     add(name, "one-sample", call(RBF, XT[:1]), "ok", check=good("rbf", XT[:1]), note="one row")
+    add(name, "one-sample", call(MULTI, XT[:1]), "ok", check=_multi_matches(meth, XT[:1]), note="one row 4 classes")
+    add(name, "shape", call(MULTI, XT[:, :2]), "ValueError", r"X has 2 features, but SVC is expecting 3",
+        note="4 classes, 2 of 3 features")
+    add(name, "dtype-object", call(MULTI, XT.astype(object)), "ok", check=_multi_matches(meth),
+        note="object numbers 4 classes")
+    add(name, "param-range", call(_multi_with(decision_function_shape="ovo"), XT), "ok",
+        check=_multi_matches(meth, shape="ovo"), note="4 classes ovo")
+    add(name, "huge-size", call(MULTI, np.tile(XT, (20000, 1))), "ok",
+        check=lambda v, meth=meth: _multi_matches(meth)(v[:15]) or _multi_matches(meth)(v[-15:]),
+        note="4 classes 300000 rows blockwise")
     # far away points: k = 0 for the rbf kernel, f = b exactly
     add(name, "extreme-scale", call(RBF, XT * 1e200 + 1e201), "ok",
         check=(lambda v, meth=meth: np.testing.assert_array_equal(
@@ -457,6 +544,16 @@ for name, meth in ((PREDICT, "predict"), (DECISION, "decision_function")):
 
 def clone_fit() -> SVC:
     return SVC().fit(X0, Y0)
+
+
+add(PREDICT, "param-range", lambda: _multi_with(decision_function_shape="ovo", break_ties=True).predict(XT),
+    "ValueError", r"break_ties must be False when decision_function_shape is 'ovo'", note="break_ties with ovo")
+add(PREDICT, "param-type", lambda: _multi_with(break_ties="yes").predict(XT), "TypeError",
+    r"break_ties must be a bool", note="break_ties str after fit")
+add(DECISION, "param-range", lambda: _multi_with(decision_function_shape="ovx").decision_function(XT),
+    "ValueError", r"decision_function_shape must be 'ovr' or 'ovo'", note="shape ovx after fit")
+add(DECISION, "param-type", lambda: _multi_with(decision_function_shape=None).decision_function(XT),
+    "TypeError", r"decision_function_shape must be", note="shape None after fit")
 
 
 YT = np.where(XT[:, 0] + 0.5 * XT[:, 1] ** 2 > 0.3, 1, 0)

@@ -1,0 +1,361 @@
+"""One-vs-one multiclass SVC, laid out as libsvm and scikit-learn lay it out (private).
+
+For ``k >= 3`` classes :class:`ktheory.svm.SVC` trains ``k(k-1)/2`` binary SVMs,
+one per pair of classes ``(i, j)``, ``i < j``, in libsvm's order
+``(0,1), (0,2), ..., (0,k-1), (1,2), ..., (k-2,k-1)``, and predicts by voting.
+This module holds that machinery; the estimator only calls it. What it
+reproduces of libsvm (``svm_train`` and ``svm_predict_values`` in ``svm.cpp``,
+as shipped with scikit-learn):
+
+* **classes and samples.** Classes are sorted (``classes_``); the training
+  samples are grouped by class, each group in input order (libsvm's
+  ``svm_group_classes`` with scikit-learn's sorted labels).
+* **one binary problem per pair.** Pair ``(i, j)`` sees the samples of class
+  ``i`` (label ``+1``) followed by those of class ``j`` (label ``-1``), both
+  weighted by the same ``C``; :func:`_smo_core` gets them in *reversed* order,
+  which makes its first-index ties the last-index ties of libsvm (as for two
+  classes), so each pair is the binary problem libsvm solves. The kernel
+  matrix of all training points is computed once and each pair's block is
+  sliced out of it.
+* **support vectors.** A sample is a support vector if its dual variable is
+  non-zero in *any* of its ``k - 1`` pairs; ``support_`` lists them grouped by
+  class, each group in increasing index, and ``n_support_[c]`` counts those of
+  class ``c``.
+* **dual_coef_, shape (k - 1, n_SV).** libsvm's packed layout: in pair
+  ``(i, j)`` the coefficients ``alpha_t y_t`` of the class-``i`` support vectors
+  are in row ``j - 1`` (columns of class ``i``), those of the class-``j``
+  support vectors in row ``i`` (columns of class ``j``). A support vector that
+  is not a support vector of a given pair has coefficient 0 there.
+* **intercept_, shape (k(k-1)/2,).** ``b_p`` in
+  ``f_p(x) = sum_t alpha_t y_t k(x_t, x) + b_p`` (libsvm's ``-rho``), with
+  ``f_p > 0`` for class ``i``. (For two classes scikit-learn flips the signs so
+  that ``f > 0`` means ``classes_[1]``; for three or more it does not.)
+* **voting.** ``f_p(x) > 0`` is a vote for ``i``, otherwise (``f_p(x) <= 0``)
+  for ``j``; the prediction is the class with most votes, a tie going to the
+  lowest class index.
+* **decision_function_shape="ovr"** is scikit-learn's
+  ``_ovr_decision_function(f < 0, -f, k)``: votes plus the sum of confidences
+  ``s_c`` (``+f_p`` for the first class of the pair, ``-f_p`` for the second)
+  squashed into ``(-1/3, 1/3)`` by ``s / (3 (|s| + 1))``, reimplemented here
+  (scikit-learn is not a dependency). Its argmax differs from the vote only
+  where votes tie (``break_ties=True`` predicts by it).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_symmetric
+from ._input import validate_y
+from ._smo import (
+    ConvergenceWarning,
+    _block_rows,
+    _rbf_h,
+    _smo_core,
+    _tiny_scale,
+    _to_h,
+    _weights,
+)
+
+__all__ = [
+    "class_pairs",
+    "validate_labels",
+    "OvOFit",
+    "fit_ovo",
+    "ovo_decision",
+    "ovo_votes",
+    "vote_winner",
+    "ovr_decision",
+]
+
+
+def class_pairs(k: int) -> list[tuple[int, int]]:
+    """The ``k(k-1)/2`` class pairs ``(i, j)``, ``i < j``, in libsvm's order.
+
+    Examples
+    --------
+    >>> class_pairs(4)
+    [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    """
+    return [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+
+def validate_labels(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[np.ndarray, np.ndarray]:
+    """Class labels for a multiclass classifier: ``(classes, codes)``, ``classes``
+    sorted, ``codes`` in ``0..k-1`` (``classes[codes] == y``).
+
+    The checks of :func:`ktheory.svm._input.validate_y` (shape, NaN/inf,
+    complex, continuous floats, one class only) without its limit of two
+    classes: ``validate_y`` tests the number of classes last, after every other
+    check, so a "more than two classes" refusal means ``y`` passed them all.
+
+    Examples
+    --------
+    >>> classes, codes = validate_labels(["b", "c", "a", "b"], 4)
+    >>> classes.tolist(), codes.tolist()
+    (['a', 'b', 'c'], [1, 2, 0, 1])
+    """
+    try:
+        return validate_y(y, n_samples, estimator=estimator)
+    except ValueError as exc:
+        if not str(exc).startswith("Only binary classification is supported"):
+            raise
+    arr = np.asarray(y)
+    if arr.ndim == 2:  # a column vector (validate_y warned already)
+        arr = arr.ravel()
+    classes, codes = np.unique(arr, return_inverse=True)
+    return classes, codes.ravel()
+
+
+@dataclass(frozen=True)
+class OvOFit:
+    """The learned attributes of a one-vs-one fit (names as scikit-learn's ``SVC``)."""
+
+    support_: np.ndarray        # (n_SV,) int32, grouped by class
+    n_support_: np.ndarray      # (k,) int32
+    dual_coef_: np.ndarray      # (k - 1, n_SV), libsvm's packed layout
+    intercept_: np.ndarray      # (k(k-1)/2,)
+    n_iter_: np.ndarray         # (k(k-1)/2,) int32
+    objective_: np.ndarray      # (k(k-1)/2,) dual objective of each pair (libsvm's min form)
+    gap_: np.ndarray            # (k(k-1)/2,) final maximal violation of each pair
+    alpha_: np.ndarray          # (k(k-1)/2, n_samples): pair p's alphas, 0 off its two classes
+
+
+def _training_matrix(est: Any, X: np.ndarray,
+                     perm: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, bool]:
+    """The kernel matrix of all training points, computed once: ``(G, rows, is_h)``.
+
+    The block of the samples ``perm[pos]`` is ``G[np.ix_(rows[pos], rows[pos])]``;
+    ``rows=None`` means ``G`` is in the grouped order itself (``rows`` = identity).
+    ``is_h`` says that ``G`` is already the shifted matrix ``H = 1 - K`` of the
+    RBF kernel (see :func:`ktheory.svm._smo._rbf_h`, whose entries do not depend
+    on which other points are in the problem, so a block of it is the ``H`` of
+    the pair); otherwise ``G`` is ``K`` itself and each pair's ``H`` is formed
+    from its block as the binary fit forms it.
+    """
+    if est.kernel == "precomputed":
+        return X, perm, False  # checked square and symmetric by fit
+    Xo = X[perm]
+    rows = None
+    if callable(est.kernel):
+        K = est._gram(Xo, None, "training data")
+        check_symmetric(K, "the Gram matrix returned by the kernel callable")
+        return K, rows, False
+    if est.kernel == "rbf":
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # NaN -> None
+            H = _rbf_h(Xo, float(est._gamma_))
+        if H is not None:
+            return H, rows, True
+    return est._gram(Xo, None, "training data"), rows, False
+
+
+def _pair_block(G: np.ndarray, rows: np.ndarray | None, ri: tuple[int, int],
+                rj: tuple[int, int]) -> np.ndarray:
+    """A private copy of the block of ``G`` for the sorted positions ``rj`` then ``ri``,
+    each range reversed (the order :func:`_smo_core` gets; see the module docstring).
+
+    If ``G`` is in sorted order (``rows is None``) the four sub-blocks are copied
+    from reversed slices (views), several times faster than fancy indexing.
+    """
+    (a_i, b_i), (a_j, b_j) = ri, rj
+    if rows is not None:  # precomputed: G in the caller's order
+        idx = rows[np.r_[a_i:b_i, a_j:b_j][::-1]]
+        return G[np.ix_(idx, idx)]
+
+    def rev(a: int, b: int) -> slice:
+        return slice(b - 1, a - 1 if a > 0 else None, -1)
+
+    ci, cj = b_i - a_i, b_j - a_j
+    block = np.empty((ci + cj, ci + cj))
+    sj, si = rev(a_j, b_j), rev(a_i, b_i)
+    block[:cj, :cj] = G[sj, sj]
+    block[:cj, cj:] = G[sj, si]
+    block[cj:, :cj] = G[si, sj]
+    block[cj:, cj:] = G[si, si]
+    return block
+
+
+def _pair_solve(block: np.ndarray, is_h: bool, y: np.ndarray, C: float, tol: float,
+                max_iter: int) -> Any:
+    """SMO on one pair's (private) block of the kernel matrix, as the binary fit runs it."""
+    m = block.shape[0]
+    if is_h:
+        return _smo_core(block, y, np.ones(m), True, C, tol, max_iter, 1.0)
+    s = _tiny_scale(block)
+    if s != 1.0:
+        block /= s
+    QD = np.array(np.diagonal(block), dtype=np.float64)
+    w, const_diag = _weights(QD)
+    step = _block_rows(m)
+    for a in range(0, m, step):
+        _to_h(block[a:a + step], w, const_diag, block[a:a + step], a)
+    return _smo_core(block, y, QD, const_diag, C, tol, max_iter, s)
+
+
+def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: float,
+            max_iter: int) -> OvOFit:
+    """Train the ``k(k-1)/2`` pairwise SVMs of ``est`` (a :class:`ktheory.svm.SVC`
+    whose kernel is set) on ``X`` with class codes ``cls`` in ``0..k-1``.
+
+    Returns the learned attributes in scikit-learn's layout (see the module
+    docstring). ``max_iter`` is the internal limit (``sys.maxsize`` for none);
+    pairs that stop at it are reported in one :class:`ConvergenceWarning`.
+    """
+    n = cls.shape[0]
+    perm = np.argsort(cls, kind="stable")               # libsvm's grouped order
+    counts = np.bincount(cls, minlength=k)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    G, rows, is_h = _training_matrix(est, X, perm)
+
+    pairs = class_pairs(k)
+    n_pairs = len(pairs)
+    coef_sorted = np.zeros((n_pairs, n))  # alpha_t y_t of pair p, sample at sorted position t
+    intercept = np.empty(n_pairs)
+    n_iter = np.empty(n_pairs, dtype=np.int32)
+    objective = np.empty(n_pairs)
+    gap = np.empty(n_pairs)
+    unconverged = []
+    for p, (i, j) in enumerate(pairs):
+        pos = np.r_[start[i]:start[i] + counts[i], start[j]:start[j] + counts[j]]
+        y = np.r_[np.ones(counts[i]), -np.ones(counts[j])]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            block = _pair_block(G, rows, (start[i], start[i] + counts[i]),
+                                (start[j], start[j] + counts[j]))
+            res = _pair_solve(block, is_h, y[::-1].copy(), C, tol, max_iter)
+            del block
+        for wrn in caught:
+            if not issubclass(wrn.category, ConvergenceWarning):
+                warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
+        if not res.converged:
+            unconverged.append(f"({i}, {j}): {res.gap:.3g}")
+        coef_sorted[p, pos] = res.alpha[::-1] * y
+        intercept[p] = 0.0 + res.intercept   # libsvm's -rho; 0.0 + avoids -0.0
+        n_iter[p] = res.n_iter
+        objective[p] = res.objective
+        gap[p] = res.gap
+    del G
+    if unconverged:
+        warnings.warn(
+            f"SMO stopped at max_iter before reaching tol={tol:g} in {len(unconverged)} of the "
+            f"{n_pairs} class pairs (maximal violations {', '.join(unconverged[:5])}"
+            f"{', ...' if len(unconverged) > 5 else ''}); those solutions are not optimal to tol. "
+            "Increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+
+    # support vectors: non-zero in any pair, at sorted positions (grouped by class)
+    sv_pos = np.flatnonzero(np.any(coef_sorted != 0.0, axis=0))
+    sv_class = cls[perm[sv_pos]]
+    n_support = np.bincount(sv_class, minlength=k).astype(np.int32)
+    dual_coef = np.zeros((k - 1, sv_pos.size))
+    for p, (i, j) in enumerate(pairs):
+        on_i = sv_class == i
+        on_j = sv_class == j
+        dual_coef[j - 1, on_i] = coef_sorted[p, sv_pos[on_i]]
+        dual_coef[i, on_j] = coef_sorted[p, sv_pos[on_j]]
+
+    alpha = np.zeros((n_pairs, n))
+    alpha[:, perm] = np.abs(coef_sorted)
+    return OvOFit(
+        support_=perm[sv_pos].astype(np.int32),
+        n_support_=n_support,
+        dual_coef_=dual_coef,
+        intercept_=intercept,
+        n_iter_=n_iter,
+        objective_=objective,
+        gap_=gap,
+        alpha_=alpha,
+    )
+
+
+def ovo_decision(Kt: np.ndarray, dual_coef: np.ndarray, intercept: np.ndarray,
+                 n_support: np.ndarray) -> np.ndarray:
+    """Pairwise decision values ``(n_test, k(k-1)/2)`` from the kernel values
+    ``Kt`` (``n_test x n_SV``) between test points and all support vectors.
+
+    Column ``p`` for pair ``(i, j)`` is ``Kt[:, SV_i] @ dual_coef_[j-1, SV_i] +
+    Kt[:, SV_j] @ dual_coef_[i, SV_j] + intercept_[p]`` (libsvm's
+    ``predict_values``), positive for class ``i``. One matrix-vector product
+    per pair over the test points (no loop over samples).
+
+    Examples
+    --------
+    >>> Kt = np.array([[1.0, 0.5, 0.0], [0.0, 0.5, 1.0]])   # 3 SVs, one per class
+    >>> coef = np.array([[1.0, -1.0, -1.0], [1.0, 1.0, -1.0]])
+    >>> ovo_decision(Kt, coef, np.zeros(3), np.array([1, 1, 1])).tolist()
+    [[0.5, 1.0, 0.5], [-0.5, -1.0, -0.5]]
+    """
+    k = n_support.shape[0]
+    bounds = np.concatenate([[0], np.cumsum(n_support)])
+    out = np.empty((Kt.shape[0], k * (k - 1) // 2))
+    for p, (i, j) in enumerate(class_pairs(k)):
+        si = slice(bounds[i], bounds[i + 1])
+        sj = slice(bounds[j], bounds[j + 1])
+        col = Kt[:, si] @ dual_coef[j - 1, si]
+        col += Kt[:, sj] @ dual_coef[i, sj]
+        col += intercept[p]
+        out[:, p] = col
+    return out
+
+
+def ovo_votes(dec: np.ndarray, k: int) -> np.ndarray:
+    """Votes ``(n_test, k)``: pair ``(i, j)`` votes ``i`` where ``f > 0``, else ``j``
+    (libsvm: a decision value of exactly 0 is a vote for ``j``).
+
+    Examples
+    --------
+    >>> ovo_votes(np.array([[0.5, 1.0, 0.5], [0.0, -1.0, 2.0]]), 3).tolist()
+    [[2, 1, 0], [0, 2, 1]]
+    """
+    votes = np.zeros((dec.shape[0], k), dtype=np.int64)
+    for p, (i, j) in enumerate(class_pairs(k)):
+        win = dec[:, p] > 0
+        votes[:, i] += win
+        votes[:, j] += ~win
+    return votes
+
+
+def vote_winner(dec: np.ndarray, k: int) -> np.ndarray:
+    """Index of the class with most votes; a tie goes to the lowest index (libsvm).
+
+    Examples
+    --------
+    >>> vote_winner(np.array([[1.0, -1.0, 1.0]]), 3).tolist()   # one vote each
+    [0]
+    """
+    return ovo_votes(dec, k).argmax(axis=1)  # argmax returns the first maximum
+
+
+def ovr_decision(dec: np.ndarray, k: int) -> np.ndarray:
+    """scikit-learn's one-vs-rest shaped decision function ``(n_test, k)`` from the
+    pairwise values ``dec`` (``_ovr_decision_function(dec < 0, -dec, k)``).
+
+    Column ``c`` is the number of pairs won by ``c`` (``f >= 0`` counts for the
+    first class of the pair here, unlike libsvm's vote) plus ``s_c / (3 (|s_c| +
+    1))``, where ``s_c`` sums ``f_p`` over the pairs where ``c`` comes first and
+    ``-f_p`` where it comes second. The squashed term lies in ``(-1/3, 1/3)``,
+    so it only orders classes with equal vote counts.
+
+    Examples
+    --------
+    >>> np.round(ovr_decision(np.array([[1.0, -1.0, 1.0]]), 3), 6).tolist()
+    [[1.0, 1.0, 1.0]]
+    >>> np.round(ovr_decision(np.array([[2.0, -1.0, 1.0]]), 3), 6).tolist()
+    [[1.166667, 0.833333, 1.0]]
+    """
+    votes = np.zeros((dec.shape[0], k))
+    conf = np.zeros((dec.shape[0], k))
+    for p, (i, j) in enumerate(class_pairs(k)):
+        f = dec[:, p]
+        conf[:, i] += f
+        conf[:, j] -= f
+        first = f >= 0
+        votes[:, i] += first
+        votes[:, j] += ~first
+    return votes + conf / (3 * (np.abs(conf) + 1))
