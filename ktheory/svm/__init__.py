@@ -20,6 +20,14 @@ _EXACT = ("HardMarginSolution", "hard_margin_dual_exact", "to_exact")  # (chapte
 
 __all__ = [*_EXACT, "SVC", "ConvergenceWarning", "NotFittedError", "SMOResult", "smo_solve"]
 
+from ktheory.svm._llw import MulticlassSVC, llw_population_minimizer  # noqa: E402 (chapter 9, LLW)
+
+__all__ += ["MulticlassSVC", "llw_population_minimizer"]
+
+from ktheory.svm._svr import SVR  # noqa: E402 (chapter 9, epsilon-SVR on SVC's SMO)
+
+__all__ += ["SVR"]
+
 
 def __getattr__(name: str) -> Any:
     """Load the exact solver (and sympy) on first access to one of its names."""

@@ -1,0 +1,457 @@
+"""Epsilon-support vector regression by the SMO solver of :class:`~ktheory.svm.SVC`.
+
+The soft epsilon-insensitive primal (Chapter 9) is
+
+.. math::
+
+    \\min_{w, b, \\xi, \\xi^*}\\; \\tfrac12 \\|w\\|^2 + C \\sum_i (\\xi_i + \\xi_i^*)
+    \\quad\\text{s.t.}\\quad z_i - f(x_i) \\le \\varepsilon + \\xi_i^*,\\;
+    f(x_i) - z_i \\le \\varepsilon + \\xi_i,\\; \\xi, \\xi^* \\ge 0,
+
+with ``f(x) = <w, phi(x)> + b`` and targets ``z``. Why its dual is a problem of
+the same form as the classification dual: the Lagrangian's stationarity in
+``w`` gives ``w = sum_i (alpha*_i - alpha_i) phi(x_i)``, in ``b`` gives
+``sum_i (alpha*_i - alpha_i) = 0`` and in the slacks the boxes
+``0 <= alpha_i, alpha*_i <= C``; substituting leaves
+
+.. math::
+
+    \\min\\; \\tfrac12 (\\alpha^* - \\alpha)^\\top K (\\alpha^* - \\alpha)
+    + \\varepsilon\\, e^\\top(\\alpha^* + \\alpha) - z^\\top(\\alpha^* - \\alpha),
+
+which is ``1/2 a^T Q a + p^T a`` over the ``2n`` variables ``a = (alpha*, alpha)``
+with labels ``y2 = (+1, .., +1, -1, .., -1)`` (so ``Q_st = y2_s y2_t
+K_{s mod n, t mod n}`` and ``sum_i (alpha*_i - alpha_i) = y2^T a = 0``),
+linear term ``p = (eps - z, eps + z)`` and both boxes ``[0, C]``: libsvm's
+``solve_epsilon_svr``. :func:`~ktheory.svm.smo_solve`'s iteration solves it
+with the same working-set selection and clipping as the classifier, on the
+``n x n`` matrix (variable ``s`` uses row ``s mod n``; no ``2n x 2n`` matrix),
+and the intercept is libsvm's ``calculate_rho`` on the ``2n`` problem.
+
+The regression function is ``f(x) = sum_i (alpha*_i - alpha_i) k(x_i, x) + b``
+(``dual_coef_`` holds ``alpha* - alpha`` on the support vectors, the sign
+scikit-learn reports). ``alpha*_i > 0`` only for points on or above the
+upper edge of the tube (``z_i >= f(x_i) + eps``), ``alpha_i > 0`` only on or
+below the lower edge; inside the tube both are 0.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from ktheory._base import ParamsMixin
+
+from ._input import (
+    DataConversionWarning,
+    _flavoured,
+    _is_sparse,
+    _to_float,
+    not_fitted_error,
+    validate_X,
+)
+from ._smo import (
+    DEFAULT_GRAM_LIMIT_MB,
+    SVC,
+    _check_max_iter,
+    _checked_symmetric,
+    _smo_core,
+)
+
+__all__ = ["SVR"]
+
+#: Problems with ``max(|z|, epsilon)`` above this (or below its inverse) are solved
+#: rescaled (see :meth:`SVR.fit`).
+_LARGE_TARGET = 1e100
+
+
+def _validate_target(y: Any, n_samples: int, *, estimator: str = "SVR") -> np.ndarray:
+    """A finite real float64 target vector of length ``n_samples``.
+
+    A column vector ``(n, 1)`` is flattened with a :class:`DataConversionWarning`
+    (as scikit-learn does); ``bool`` is read as 0/1.
+
+    Raises
+    ------
+    ValueError
+        ``None``, not 1-D, wrong length, NaN or infinity.
+    TypeError
+        Sparse, complex (also a ValueError), strings or non-numeric objects.
+    """
+    if y is None:
+        raise ValueError(
+            f"{estimator} requires y to be passed, but the target y is None; "
+            "pass the real-valued targets of the samples"
+        )
+    if _is_sparse(y):
+        raise TypeError(f"{estimator} does not support a sparse y; pass the targets as a 1-D array")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"y must be a 1-D array of real targets, got a string {y!r}")
+    try:
+        arr = np.asarray(y)
+    except ValueError as exc:
+        raise ValueError(f"y must be a 1-D array of real targets (ragged input?): {exc}") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn(
+            _flavoured(DataConversionWarning, "DataConversionWarning")(
+                "A column-vector y was passed when a 1d array was expected. Please change "
+                "the shape of y to (n_samples,), for example using ravel()."
+            ),
+            stacklevel=3,
+        )
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(
+            f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}. "
+            f"{estimator} does not support multi-output targets."
+        )
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"X has {n_samples} samples (rows) but y has {arr.shape[0]} targets; they must be equal"
+        )
+    z = _to_float(arr, "y")
+    if not np.all(np.isfinite(z)):
+        raise ValueError(f"y contains NaN or infinity ({int(z.size - np.isfinite(z).sum())} entries)")
+    return np.ascontiguousarray(z)
+
+
+class SVR(ParamsMixin):
+    """Epsilon-support vector regression trained by SMO, as libsvm.
+
+    Mirrors ``sklearn.svm.SVR``: the same parameters (those listed here) with
+    the same defaults, the same learned attributes and signs, and, because it
+    runs the same algorithm (libsvm's ``solve_epsilon_svr`` on the SMO solver
+    of :class:`SVC`, see the module docstring), the same solution to within
+    the tolerance.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default "rbf"
+        As in :class:`SVC`: a name (scikit-learn's parametrisation), a callable
+        ``k(X, Y)`` returning the ``(len(X), len(Y))`` Gram block, or
+        ``"precomputed"`` (``X`` is then the ``(n, n)`` training Gram matrix
+        in :meth:`fit` and the ``(n_test, n_train)`` kernel values in
+        :meth:`predict`).
+    degree : int, default 3
+        Degree of ``"poly"``.
+    gamma : {"scale", "auto"} or float, default "scale"
+        Kernel coefficient of ``"poly"``, ``"rbf"``, ``"sigmoid"``, as in
+        :class:`SVC` (``"scale"`` is ``1 / (n_features * X.var())``).
+    coef0 : float, default 0.0
+        Constant of ``"poly"`` and ``"sigmoid"``.
+    tol : float, default 1e-3
+        Stopping tolerance on the maximal violation of the ``2n`` problem.
+    C : float, default 1.0
+        Box constraint ``0 <= alpha_i, alpha*_i <= C``; ``> 0``.
+    epsilon : float, default 0.1
+        Half-width of the insensitive tube, ``>= 0``. An ``epsilon`` of at
+        least half the range of the targets (minus ``tol / 2``) leaves every
+        dual variable at 0: ``f`` is then the constant
+        ``(max z + min z) / 2`` (libsvm's midpoint rule).
+    max_iter : int, default -1
+        Iteration limit, ``-1`` for none. A limit you set that is reached
+        issues a :class:`ConvergenceWarning` and sets ``fit_status_ = 1``.
+    gram_limit_mb : float, default 2048
+        Refuse to build a training Gram matrix larger than this many MiB
+        (``n**2 * 8`` bytes), as in :class:`SVC`. (Not a parameter of
+        scikit-learn's SVR.)
+
+    Attributes
+    ----------
+    support_ : numpy.ndarray of shape (n_SV,)
+        Indices of the support vectors (``alpha*_i - alpha_i != 0``), increasing.
+    support_vectors_ : numpy.ndarray of shape (n_SV, n_features)
+        The support vectors; an empty ``(0, 0)`` array for ``"precomputed"``.
+    dual_coef_ : numpy.ndarray of shape (1, n_SV)
+        ``alpha*_i - alpha_i`` on the support vectors (scikit-learn's sign).
+    intercept_ : numpy.ndarray of shape (1,)
+        ``b`` in ``f(x) = sum_i dual_coef_i k(sv_i, x) + b`` (libsvm's ``-rho``).
+    alpha_ : numpy.ndarray of shape (n_samples,)
+        ``alpha_i``, the multipliers of ``f(x_i) - z_i <= eps + xi_i`` (points
+        on or below the tube's lower edge).
+    alpha_star_ : numpy.ndarray of shape (n_samples,)
+        ``alpha*_i``, the multipliers of ``z_i - f(x_i) <= eps + xi*_i``
+        (points on or above the upper edge).
+    n_support_ : numpy.ndarray of shape (1,)
+        Number of support vectors (int32, as scikit-learn).
+    n_iter_ : int
+        Number of SMO iterations.
+    fit_status_ : int
+        0 if SMO reached ``tol``, 1 if it stopped at ``max_iter``.
+    objective_ : float
+        Final dual objective in libsvm's minimisation form
+        ``1/2 b^T K b + eps sum(alpha + alpha*) - z^T b`` with ``b = alpha* - alpha``;
+        minus the book's maximised dual ``W(alpha, alpha*)``.
+    gap_ : float
+        Final maximal violation (``< tol`` when ``fit_status_ == 0``).
+    shape_fit_ : tuple
+        Shape of the training ``X``.
+    n_features_in_ : int
+        Number of features (columns) of the training ``X``.
+
+    Notes
+    -----
+    Input as :class:`SVC`: dense arrays only, ``bool`` read as 0/1, ``float32``
+    converted (a precomputed float32 Gram matrix is checked for symmetry to
+    float32's rounding level), complex refused. The target must be a finite
+    real 1-D vector (a column vector is flattened with a warning); a constant
+    target is valid and its fit is that constant. The training Gram matrix is
+    held in memory (``n**2 * 8`` bytes, once; the ``2n`` dual needs no more).
+
+    ``tol`` is absolute, in the units of the targets (as in libsvm). A problem
+    whose scale ``max(|z|, epsilon)`` lies beyond ``1e100`` or below ``1e-100``
+    is solved divided by that scale (the dual is homogeneous in
+    ``(z, epsilon, C, tol)``), so that the working-set selection neither
+    overflows nor underflows; the result is that of the unscaled problem.
+    Without support vectors the intercept is libsvm's midpoint, computed as
+    ``(max z + min z) / 2`` (equal to libsvm's ``(max(z - eps) + min(z + eps)) / 2``
+    in exact arithmetic, without its cancellation when ``eps`` is large).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> z = np.array([0.0, 1.1, 1.9, 3.0])
+    >>> reg = SVR(kernel="linear", C=10.0, epsilon=0.1, tol=1e-8).fit(X, z)
+
+    The flattest line whose 0.1-tube holds all four points, ``f(x) = 14x/15 + 0.1``:
+    the first point lies on the lower edge, the last on the upper edge, and
+    they are the support vectors.
+
+    >>> np.round(reg.predict([[0.0], [3.0]]), 6).tolist()
+    [0.1, 2.9]
+    >>> reg.support_.tolist(), np.round(reg.dual_coef_, 6).tolist()
+    ([0, 3], [[-0.311111, 0.311111]])
+    """
+
+    def __init__(
+        self,
+        *,
+        kernel: str | Callable[..., Any] = "rbf",
+        degree: int = 3,
+        gamma: str | float = "scale",
+        coef0: float = 0.0,
+        tol: float = 1e-3,
+        C: float = 1.0,
+        epsilon: float = 0.1,
+        max_iter: int = -1,
+        gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
+    ) -> None:
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.gram_limit_mb = gram_limit_mb
+
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self) -> Any:
+        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
+        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="regressor",
+            target_tags=TargetTags(required=True),
+            regressor_tags=RegressorTags(),
+            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
+        )
+
+    # The kernel handling is SVC's (the same functions, bound to SVR): parameter
+    # checks of C / tol / max_iter / gram_limit_mb / kernel / gamma / degree /
+    # coef0, the resolved gamma, the kernel stored by name at fit time, the
+    # training matrix H = w - K in a given sample order, and test-input checks.
+    _check_svc_params = SVC._check_params
+    _gamma_value = SVC._gamma_value
+    _kernel_block = SVC._kernel_block
+    _set_kernel = SVC._set_kernel
+    _gram = SVC._gram
+    _kernel_name = SVC._kernel_name
+    _training_h = SVC._training_h
+    _validate_test_X = SVC._validate_test_X
+
+    def _check_multiclass_params(self) -> None:
+        """The hook SVC's parameter check calls for its multiclass options: SVR has none."""
+
+    def _check_params(self) -> None:
+        self._check_svc_params()
+        eps = self.epsilon
+        if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+            raise TypeError(f"epsilon must be a real number >= 0, got {type(eps).__name__} {eps!r}")
+        if not (np.isfinite(float(eps)) and float(eps) >= 0.0):
+            raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}")
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "dual_coef_"):
+            raise not_fitted_error(self)
+
+    # -- fit / predict -------------------------------------------------------
+    def fit(self, X: Any, y: Any) -> "SVR":
+        """Fit the regression function by SMO on the ``2n`` dual.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs; for ``kernel="precomputed"`` the square
+            ``(n_samples, n_samples)`` training Gram matrix.
+        y : array_like of shape (n_samples,)
+            Real targets (finite). A constant target is valid.
+
+        Returns
+        -------
+        SVR
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            For NaN/inf in ``X`` or ``y``, mismatched lengths, a ``y`` that is
+            not 1-D, a non-square or non-symmetric precomputed matrix, invalid
+            parameters (``C <= 0``, ``epsilon < 0``, ...), a Gram matrix above
+            ``gram_limit_mb``, or a Gram matrix that overflows.
+        TypeError
+            For sparse, complex, string or ``None`` input and parameters of
+            the wrong type.
+        """
+        self._check_params()
+        name = type(self).__name__
+        X, in_dtype = validate_X(X, "X", estimator=name)
+        n = X.shape[0]
+        z = _validate_target(y, n, estimator=name)
+        need_mb = n * n * 8 / 2**20
+        if need_mb > float(self.gram_limit_mb):
+            raise ValueError(
+                f"the training Gram matrix for n={n} samples needs {need_mb:.0f} MiB "
+                f"(n**2 * 8 bytes), more than gram_limit_mb={self.gram_limit_mb}; "
+                "raise gram_limit_mb if you have the memory, or subsample"
+            )
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "with kernel='precomputed', X must be the square (n_train, n_train) Gram "
+                    f"matrix; got shape {X.shape}"
+                )
+            X = _checked_symmetric(X, "X (precomputed Gram matrix)", in_dtype)
+
+        # libsvm's 2n variables are (alpha*_0..alpha*_{n-1}, alpha_0..alpha_{n-1}) with
+        # labels (+1.., -1..); here they go in reversed order (the samples reversed,
+        # the -1 half first), so that numpy's first-index ties are libsvm's last-index ties.
+        order = np.arange(n)[::-1].copy()
+        self._set_kernel(X)
+        H, QD, const_diag, scale = self._training_h(X, order)
+        eps, C = float(self.epsilon), float(self.C)
+        # The dual is homogeneous: (z, eps, C, tol) -> (z, eps, C, tol) / t divides alpha and
+        # b by t and the objective by t**2. Problems whose scale t = max(|z|, eps) is beyond
+        # 1e+-100 are solved so scaled (the products b_it**2 of the working-set selection
+        # would overflow or underflow); all others exactly as libsvm.
+        t = max(float(np.max(np.abs(z))), eps)
+        if not (t > _LARGE_TARGET or 0.0 < t < 1.0 / _LARGE_TARGET):
+            t = 1.0
+        zr = z[order] / t
+        y2 = np.concatenate([-np.ones(n), np.ones(n)])
+        p = np.concatenate([eps / t + zr, eps / t - zr])
+        res = _smo_core(H, y2, QD, const_diag, C / t, float(self.tol) / t,
+                        _check_max_iter(self.max_iter), scale, p=p)
+        del H
+
+        alpha = np.empty(n)
+        alpha_star = np.empty(n)
+        alpha[order] = res.alpha[:n] * t
+        alpha_star[order] = res.alpha[n:] * t
+        coef = alpha_star - alpha
+        intercept = float(res.intercept) * t
+        if not np.any(coef):
+            # no support vector: libsvm's midpoint (max(z - eps) + min(z + eps)) / 2, written
+            # without eps (equal in exact arithmetic; no cancellation when eps >> |z|)
+            intercept = 0.5 * float(z.max()) + 0.5 * float(z.min())
+        support = np.flatnonzero(coef != 0.0).astype(np.int32)
+
+        self.alpha_ = alpha
+        self.alpha_star_ = alpha_star
+        self.support_ = support
+        self.n_support_ = np.array([support.size], dtype=np.int32)
+        self.dual_coef_ = coef[support].reshape(1, -1)
+        self.intercept_ = np.array([intercept])
+        self.n_iter_ = int(res.n_iter)
+        self.fit_status_ = 0 if res.converged else 1
+        self.objective_ = float(res.objective) * t * t
+        self.gap_ = float(res.gap)
+        self.shape_fit_ = X.shape
+        self.n_features_in_ = X.shape[1]
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = X[support]
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The regression function ``f(x) = sum_i dual_coef_i k(sv_i, x) + intercept``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features)
+            Test inputs; for ``kernel="precomputed"`` the ``(n_test, n_train)``
+            kernel values between test and training points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_test,)
+            ``f(x)``; the constant intercept if there is no support vector.
+
+        Raises
+        ------
+        NotFittedError
+            If called before :meth:`fit`.
+        ValueError
+            For NaN/inf, a wrong number of columns, or kernel values that
+            overflow.
+        TypeError
+            For sparse, complex or non-numeric input.
+        """
+        self._check_fitted()
+        X = self._validate_test_X(X)
+        coef = self.dual_coef_[0]
+        out = np.zeros(X.shape[0])
+        if coef.size == 0:
+            pass  # no support vector: f(x) = b
+        elif self.kernel == "precomputed":
+            np.dot(X[:, self.support_], coef, out=out)
+        else:
+            step = max(1, (1 << 22) // coef.size)
+            for a in range(0, X.shape[0], step):
+                b = min(X.shape[0], a + step)
+                out[a:b] = self._gram(X[a:b], self.support_vectors_, "test data") @ coef
+        out += self.intercept_[0]
+        return out
+
+    def score(self, X: Any, y: Any) -> float:
+        """Coefficient of determination ``R^2 = 1 - SS_res / SS_tot`` of :meth:`predict`.
+
+        As ``sklearn.metrics.r2_score``: a constant ``y`` gives 1.0 for a
+        perfect prediction and 0.0 otherwise.
+
+        Raises
+        ------
+        ValueError
+            If ``y`` is not a finite real 1-D array with one target per row of
+            ``X`` (a column vector is accepted), and as :meth:`predict`.
+        TypeError
+            For complex, string or sparse ``y``.
+        """
+        pred = self.predict(X)
+        z = _validate_target(y, pred.shape[0], estimator=type(self).__name__)
+        res, dev = z - pred, z - z.mean()
+        s = max(float(np.max(np.abs(res))), float(np.max(np.abs(dev))))
+        if s > 0.0:  # the ratio is scale free: squares of values near 1e200 would overflow
+            res, dev = res / s, dev / s
+        ss_res = float(np.sum(res * res))
+        ss_tot = float(np.sum(dev * dev))
+        if ss_tot == 0.0:
+            return 1.0 if ss_res == 0.0 else 0.0
+        return 1.0 - ss_res / ss_tot

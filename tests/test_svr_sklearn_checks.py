@@ -1,0 +1,62 @@
+"""scikit-learn's estimator checks for ``ktheory.svm.SVR``, one instance per kernel path.
+
+Every check passes (``EXPECTED_FAILED`` is empty); the two checks that skip themselves
+for reasons of the environment (no pandas, array API not enabled) may skip, any other
+skip is a failure.
+"""
+
+from __future__ import annotations
+
+import unittest
+import warnings
+
+import pytest
+
+pytest.importorskip("sklearn")
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from ktheory.kernels import linear_kernel  # noqa: E402
+from ktheory.svm import SVR  # noqa: E402
+
+ESTIMATORS = [
+    SVR(),
+    SVR(kernel="linear"),
+    SVR(kernel="precomputed"),
+    SVR(kernel=linear_kernel),
+]
+
+#: Checks that cannot apply, per estimator, with the reason. Empty: every check passes.
+EXPECTED_FAILED: dict[str, dict[str, str]] = {}
+
+#: Checks that scikit-learn skips because of the environment, not of the estimator.
+ENVIRONMENT_SKIPS = {
+    "check_array_api_input": "needs SCIPY_ARRAY_API=1 and array-api-strict; SVR is a numpy estimator",
+    "check_regressor_data_not_an_array": "needs pandas, which is not in the locked environment",
+}
+
+
+def _expected_failed(estimator):
+    return EXPECTED_FAILED.get(repr(estimator), {})
+
+
+def _check_name(check) -> str:
+    func = getattr(check, "func", check)
+    return getattr(func, "__name__", repr(func))
+
+
+with warnings.catch_warnings():
+    # "SVR does not inherit from sklearn.base.BaseEstimator": by design (sklearn is not a dependency)
+    warnings.filterwarnings("ignore", message=".*does not inherit from", category=UserWarning)
+    _checks = parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed)
+
+
+@_checks
+def test_sklearn_compatible(estimator, check):
+    try:
+        check(estimator)
+    except unittest.SkipTest as exc:
+        name = _check_name(check)
+        if name in ENVIRONMENT_SKIPS:
+            pytest.skip(f"{name}: {ENVIRONMENT_SKIPS[name]} ({exc})")
+        raise AssertionError(f"{name} skipped itself, which is not an expected environment skip: {exc}")
