@@ -1,0 +1,186 @@
+"""Errata of chapter 11 (the central SVM, seed 004, last section)."""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from scipy.optimize import minimize, minimize_scalar
+
+from ktheory.csvm import CentralSVC, shortcut_weights
+from ktheory.svm import SVC
+
+
+def _centre_weights(y):
+    return np.where(y > 0, 1 / np.sum(y > 0), 1 / np.sum(y < 0))
+
+
+def _sample5():
+    """The five-dimensional sample of Chapter 11 (shortcut section)."""
+    g = np.random.default_rng(1)
+    A = g.normal(size=(5, 5)) * 0.5
+    e1 = np.r_[1.0, 0, 0, 0, 0]
+    X = np.vstack(
+        [
+            g.normal(size=(30, 5)) @ A + e1,
+            g.normal(size=(30, 5)) * np.linspace(0.4, 1.4, 5) - e1,
+        ]
+    )
+    return X, np.r_[np.ones(30), -np.ones(30)]
+
+
+def _dual_value(K, y, C, eps, beta_bounds):
+    """max eps sum(alpha) + beta - 1/2 c'Qc, c = alpha + beta l, by SLSQP."""
+    n = len(y)
+    l, Q = _centre_weights(y), np.outer(y, y) * K
+
+    def neg(z):
+        c = z[:n] + z[n] * l
+        return -(eps * z[:n].sum() + z[n] - 0.5 * c @ Q @ c)
+
+    def grad(z):
+        Qc = Q @ (z[:n] + z[n] * l)
+        return -np.r_[eps - Qc, 1 - l @ Qc]
+
+    res = minimize(
+        neg,
+        np.zeros(n + 1),
+        jac=grad,
+        method="SLSQP",
+        bounds=[(0, C)] * n + [beta_bounds],
+        constraints=[
+            {"type": "eq", "fun": lambda z: y @ z[:n], "jac": lambda z: np.r_[y, 0.0]}
+        ],
+        options={"ftol": 1e-15, "maxiter": 3000},
+    )
+    return -res.fun
+
+
+def beta_sign():
+    """The seed's dual with beta >= 0 vs the dual with beta free, against the primal."""
+    g = np.random.default_rng(7)
+    X = np.vstack(
+        [
+            g.normal(size=(6, 3)) + [1.0, 0.5, 0.0],
+            g.normal(size=(6, 3)) * 1.2 - [1.0, 0.0, 0.0],
+        ]
+    )
+    y = np.r_[np.ones(6), -np.ones(6)]
+    C, eps = 1.0, 0.5
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    assert clf.beta_ < 0
+    P = clf.primal_objective_
+    seed = np.isclose(_dual_value(X @ X.T, y, C, eps, (0, None)), P, rtol=1e-6)
+    fixed = np.isclose(_dual_value(X @ X.T, y, C, eps, (None, None)), P, rtol=1e-6)
+    return bool(seed), bool(fixed)
+
+
+def eps_zero_mindist():
+    """'eps = 0 gives the minimum-distance classifier' (the bisector of the centres)."""
+    # one dimension, exactly: class +1 = {1, 10}, class -1 = {0}; w is forced by <w, m> = 1
+    t = sp.Symbol("t", real=True)  # classify +1 iff x > t
+    pos, neg = [1, 10], [0]
+    m = sp.Rational(sum(pos), len(pos)) - sp.Rational(sum(neg), len(neg))
+    w = 1 / m
+    conds = [w * (p - t) >= 0 for p in pos] + [-w * (q - t) >= 0 for q in neg]
+    feasible = sp.Intersection(
+        *[sp.solve_univariate_inequality(c, t, relational=False) for c in conds]
+    )  # every feasible t has the same objective w^2 / 2: the optimal set
+    bisector = (sp.Rational(sum(pos), len(pos)) + sp.Rational(sum(neg), len(neg))) / 2
+    # the plane: the bisector of the centres is not even feasible at eps = 0
+    Xc = np.array([[10, 0], [0, 1], [0, -1], [1, -1]])
+    yc = np.array([1, 1, -1, -1])
+    Xr, Yr = sp.Matrix(Xc), list(map(int, yc))
+    mr = sum((sp.Rational(1, 2) * Yr[i] * Xr.row(i).T for i in range(4)), sp.zeros(2, 1))
+    xp = (Xr.row(0) + Xr.row(1)).T / 2
+    xm = (Xr.row(2) + Xr.row(3)).T / 2
+    w_md = mr / mr.dot(mr)
+    b_md = -w_md.dot(xp + xm) / 2
+    md_feasible = all(Yr[i] * (Xr.row(i).dot(w_md) + b_md) >= 0 for i in range(4))
+    seed = bisector in feasible and md_feasible
+    # the exact solution: KKT of min |w|^2/2, <w, m> = 1, y_i(<w, x_i> + b) >= 0
+    w_ex, b_ex = sp.Matrix([sp.Rational(4, 21), sp.Rational(2, 21)]), sp.Rational(-2, 21)
+    marg = [Yr[i] * (Xr.row(i).dot(w_ex) + b_ex) for i in range(4)]
+    active = [i for i in range(4) if marg[i] == 0]
+    beta = sp.Symbol("beta")
+    lam = sp.symbols(f"lam0:{len(active)}")
+    eqs = list(
+        w_ex - beta * mr - sum((lam[a] * Yr[i] * Xr.row(i).T
+                                for a, i in enumerate(active)), sp.zeros(2, 1))
+    ) + [sum(lam[a] * Yr[i] for a, i in enumerate(active))]
+    sol = sp.solve(eqs, [beta, *lam], dict=True)
+    kkt = (
+        w_ex.dot(mr) == 1
+        and all(v >= 0 for v in marg)
+        and len(sol) == 1
+        and all(sol[0][lv] >= 0 for lv in lam)
+    )
+    # small eps > 0 on a sample the class-mean direction separates: m / |m|^2
+    g = np.random.default_rng(0)
+    Xs = np.vstack([g.normal(size=(10, 2)) * 0.3 + [2, 0], g.normal(size=(10, 2)) * 0.3])
+    ys = np.r_[np.ones(10), -np.ones(10)]
+    ms = (_centre_weights(ys) * ys) @ Xs
+    small = CentralSVC(C=np.inf, epsilon=1e-3).fit(Xs, ys)
+    fixed = (
+        feasible == sp.Interval(0, 1)
+        and kkt
+        and np.allclose(small.coef_[0], ms / (ms @ ms), rtol=1e-8)
+    )
+    return bool(seed), bool(fixed)
+
+
+def shortcut():
+    """w = (1 - lam) w_SVM + lam (x+ - x-) as a way to obtain the CSVM optimum."""
+    X, y = _sample5()
+    C, eps = 1.0, 0.5
+    m = (_centre_weights(y) * y) @ X
+    opt = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    P = opt.primal_objective_
+    svc = SVC(C=C / eps, kernel="linear", tol=1e-8).fit(X, y)
+    w_svm = svc.dual_coef_[0] @ X[svc.support_]
+
+    def value(lam):
+        w = (1 - lam) * w_svm + lam * m
+        if not w @ m > 0:
+            return np.inf
+        w = w / (w @ m)
+        b = y * eps - X @ w  # the slack is piecewise linear in b: best at a breakpoint
+        slack = np.maximum(0, eps - y[:, None] * ((X @ w)[:, None] + b[None, :]))
+        return 0.5 * w @ w + C * slack.sum(axis=0).min()
+
+    grid = np.linspace(-3, 2, 101)
+    vals = np.array([value(t) for t in grid])
+    k = int(np.argmin(vals))
+    r = minimize_scalar(value, bounds=(grid[k - 1], grid[k + 1]), method="bounded",
+                        options={"xatol": 1e-10})
+    best = min(r.fun, vals[k])
+    w_p, b_p = shortcut_weights(X, y, r.x, C=C, epsilon=eps)  # the package agrees
+    p_pkg = 0.5 * w_p @ w_p + C * np.maximum(0, eps - y * (X @ w_p + b_p)).sum()
+    assert abs(p_pkg - r.fun) <= 1e-6 * P
+    seed = np.isclose(best, P, rtol=1e-6)  # some lam reaches the optimum
+    own = (opt.alpha_ * y) @ X + opt.beta_ * m  # with the CSVM's own multipliers
+    fixed = np.allclose(opt.coef_[0], own, rtol=1e-9, atol=1e-12) and best > P
+    return bool(seed), bool(fixed)
+
+
+def centre_distances():
+    """d+- written with absolute values vs the signed distances, for the central margin."""
+    g = np.random.default_rng(2)
+    X = g.normal(size=(12, 3))
+    y = np.r_[np.ones(5), -np.ones(7)]
+    xp, xm = X[y > 0].mean(0), X[y < 0].mean(0)
+    w = g.normal(size=3)
+    b = -(w @ xp) - 0.5  # puts the positive centre on the wrong side
+    nw = np.linalg.norm(w)
+    central = np.sum(_centre_weights(y) * y * (X @ w + b)) / nw  # the central margin
+    assert (w @ xp + b) < 0
+    seed = np.isclose(abs(w @ xp + b) / nw + abs(w @ xm + b) / nw, central)
+    fixed = np.isclose((w @ xp + b) / nw - (w @ xm + b) / nw, central, rtol=1e-12)
+    return bool(seed), bool(fixed)
+
+
+ERRATA = {
+    "err-ch11-beta-sign": beta_sign,
+    "err-ch11-eps-zero-mindist": eps_zero_mindist,
+    "err-ch11-shortcut": shortcut,
+    "err-ch11-centre-distances": centre_distances,
+}
