@@ -1,4 +1,7 @@
-"""Numerical test of conditional negative definiteness (Chapter 4, Schoenberg's theorem)."""
+"""Numerical test of conditional negative definiteness.
+
+Chapter 4, Schoenberg's theorem.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,14 @@ from typing import Any
 import numpy as np
 from scipy.linalg import helmert
 
-from ktheory._validation import check_positive, check_square_matrix, floating_dtype, symmetry_rtol
+from ktheory._validation import (
+    check_positive,
+    check_square_matrix,
+    floating_dtype,
+    symmetry_rtol,
+)
 
 from ._psd import SYMMETRY_RTOL, _check_psd_size, _eigs, _psd_tol
-from ._scale import pow2_scale
 
 
 def is_cnd(K: Any, tol: float | None = None) -> bool:
@@ -72,10 +79,10 @@ def is_cnd(K: Any, tol: float | None = None) -> bool:
         return False
     if n == 1:
         return True
-    eigs_K, c = _eigs(Ka)                       # eigenvalues of K / c, c a power of two
+    eigs_K, c = _eigs(Ka)           # eigenvalues of K / c, c a power of two
     Ks = Ka / c if c != 1.0 else Ka
     Ks = (Ks + Ks.T) / 2.0
-    V = helmert(n)                              # (n - 1, n): orthonormal rows orthogonal to 1
+    V = helmert(n)                  # (n - 1, n): orthonormal rows orthogonal to 1
     A = -(V @ Ks @ V.T)
     lam = np.linalg.eigvalsh((A + A.T) / 2.0)
     t = _psd_tol(eigs_K, n, dt) if t_user is None else t_user / c
