@@ -1,0 +1,81 @@
+"""Errata of chapter 9 (support vector regression and multiclass SVMs, seed 004)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ktheory.kernels import gaussian_kernel
+from ktheory.svm import SVR
+
+RNG = np.random.default_rng(9)
+X = RNG.uniform(-2, 2, size=(12, 1))
+Y = np.sin(2 * X[:, 0]) + 0.1 * RNG.normal(size=12)
+C, EPS = 0.7, 0.2
+K = gaussian_kernel(X, sigma=1.0)
+
+
+def _fit(eps: float) -> SVR:
+    return SVR(kernel="precomputed", C=C, epsilon=eps, tol=1e-10).fit(K, Y)
+
+
+def _primal(beta: np.ndarray, b: float, eps: float) -> float:
+    f = K @ beta + b
+    return 0.5 * beta @ K @ beta + C * np.maximum(np.abs(f - Y) - eps, 0.0).sum()
+
+
+def _dual(a: np.ndarray, a_star: np.ndarray, eps: float, with_targets: bool) -> float:
+    beta = a_star - a
+    lin = Y @ beta if with_targets else beta.sum()
+    return -eps * (a + a_star).sum() + lin - 0.5 * beta @ K @ beta
+
+
+def svr_dual_targets():
+    """The SVR dual with sum(alpha* - alpha) where sum y_i (alpha*_i - alpha_i) belongs."""
+    m = _fit(EPS)
+    a, a_star = m.alpha_, m.alpha_star_
+    beta = a_star - a
+    p_opt = _primal(beta, float(m.intercept_[0]), EPS)
+    # the seed's dual: on the feasible set sum(alpha*) = sum(alpha) its linear term is 0, so
+    # W <= -eps sum(alpha + alpha*) - beta^T K beta / 2 <= 0 = W(0): its optimum is 0, w = 0
+    seed_opt = max(0.0, _dual(a, a_star, EPS, with_targets=False))
+    seed = abs(seed_opt - p_opt) < 1e-6 * max(1.0, p_opt)
+    fixed = abs(_dual(a, a_star, EPS, with_targets=True) - p_opt) < 1e-6 * max(1.0, p_opt)
+    return bool(seed), bool(fixed and np.abs(beta).max() > 1e-3)
+
+
+def llw_penalty_sum():
+    """The LLW penalty (lambda/2) ||h_j||^2 without the sum over j: at k = 2 it is not the SVM's."""
+    lam = 0.37
+    c = RNG.normal(size=12)
+    h1 = c @ K @ c  # ||h_1||^2 for h_1 = sum_i c_i k(x_i, .)
+    h2 = (-c) @ K @ (-c)  # h_2 = -h_1 (sum-to-zero)
+    binary = lam * h1  # the notes' own binary objective: (1/n) hinge + lam ||h||^2
+    seed = np.isclose(lam / 2 * h1, binary)
+    fixed = np.isclose(lam / 2 * (h1 + h2), binary)
+    return bool(seed), bool(fixed)
+
+
+def multiplier_at_c():
+    """'alpha_i and alpha_i* cannot both be non-zero': true for eps > 0, not for eps = 0."""
+    m0 = _fit(0.0)
+    a, a_star = m0.alpha_.copy(), m0.alpha_star_.copy()
+    i = int(np.argmax(np.minimum(C - a, C - a_star)))  # room to add delta to both
+    d = 0.5 * min(C - a[i], C - a_star[i])
+    a2, a2s = a.copy(), a_star.copy()
+    a2[i] += d
+    a2s[i] += d
+    same = abs(_dual(a2, a2s, 0.0, True) - _dual(a, a_star, 0.0, True)) < 1e-12
+    seed = not (same and d > 0 and a2[i] * a2s[i] > 0)  # "never both non-zero at an optimum"
+    # eps > 0: adding delta to both loses 2 eps delta, so an optimum has alpha alpha* = 0
+    m = _fit(EPS)
+    b, bs = m.alpha_, m.alpha_star_
+    loss = _dual(b, bs, EPS, True) - _dual(b + d, bs + d, EPS, True)
+    fixed = np.isclose(loss, 2 * EPS * d * 12) and np.all(b * bs < 1e-12)
+    return bool(seed), bool(fixed)
+
+
+ERRATA = {
+    "err-ch09-svr-dual-targets": svr_dual_targets,
+    "err-ch09-llw-penalty-sum": llw_penalty_sum,
+    "err-ch09-multiplier-at-c": multiplier_at_c,
+}
