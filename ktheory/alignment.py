@@ -4,7 +4,8 @@ This module accompanies Chapter 12 of *Kernel Theory*. Every function takes
 Gram (kernel) matrices as NumPy arrays, except ``linear_cka``, which works
 directly with feature matrices and never forms an ``n x n`` matrix,
 ``minibatch_cka``, which takes feature matrices and forms only
-``batch_size x batch_size`` Gram matrices, and ``kta_deviation_bound``,
+``batch_size x batch_size`` Gram matrices, ``minibatch_cka_batches``, the
+same from a stream of ``(X_i, Y_i)`` batches, and ``kta_deviation_bound``,
 which takes a sample size and a probability.
 
 Conventions
@@ -71,6 +72,7 @@ __all__ = [
     "alignf_weights",
     "kta_deviation_bound",
     "minibatch_cka",
+    "minibatch_cka_batches",
     "hsic_permutation_test",
     "HSICTestResult",
 ]
@@ -592,6 +594,20 @@ def align_weights(kernels: Any, y: Any, q: float = 2) -> np.ndarray:
     ValueError
         On invalid kernels or labels, ``q <= 1``, or when every ``a_k`` is 0
         (no kernel is aligned with the target, the objective is constant).
+
+    Examples
+    --------
+    The target itself and the identity on four points with balanced labels:
+    ``a = (y^T y)^2, y^T H y = (16, 4)``, so for ``q = 2`` the weights are
+    ``(16, 4) / sqrt(16^2 + 4^2)``.
+
+    >>> import numpy as np
+    >>> y = np.array([1.0, 1.0, -1.0, -1.0])
+    >>> mu = align_weights([np.outer(y, y), np.eye(4)], y)
+    >>> mu.round(6)
+    array([0.970143, 0.242536])
+    >>> bool(np.allclose(mu, np.array([16.0, 4.0]) / np.hypot(16.0, 4.0)))
+    True
     """
     qv = check_positive(q, "q")
     if not qv > 1.0:
@@ -652,6 +668,21 @@ def alignf_weights(kernels: Any, y: Any, nonnegative: bool = True) -> np.ndarray
         convex case, ``v* = 0``).
     TypeError
         If ``nonnegative`` is not a bool.
+
+    Examples
+    --------
+    XOR on the four points ``(+-1, +-1)``: the homogeneous quadratic kernel
+    ``(x^T z)^2`` is, after centering, a multiple of ``yy^T``, and the convex
+    ``alignf`` puts all the weight on it.
+
+    >>> import numpy as np
+    >>> from ktheory.kernels import gaussian_kernel, linear_kernel, polynomial_kernel
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> y = X[:, 0] * X[:, 1]
+    >>> Ks = [linear_kernel(X), polynomial_kernel(X, degree=2, coef0=0.0),
+    ...       gaussian_kernel(X, sigma=1.0)]
+    >>> alignf_weights(Ks, y).round(9) + 0.0
+    array([0., 1., 0.])
     """
     if not isinstance(nonnegative, (bool, np.bool_)):
         raise TypeError(f"nonnegative must be a bool, got {type(nonnegative).__name__} {nonnegative!r}")
@@ -787,8 +818,11 @@ def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> 
     size. It is not the full-sample ``linear_cka`` (which uses the biased
     HSIC on all pairs and has an upward bias of order ``1/n`` for
     independent data), it is not confined to ``[0, 1]``, and as a ratio it
-    is consistent but not unbiased. Memory is ``O(batch_size**2)``; time
-    ``O(n batch_size (d1 + d2))``.
+    is consistent but not unbiased. Time ``O(n batch_size (d1 + d2))``.
+    Memory: ``X`` and ``Y`` are held whole, as by ``linear_cka``; beyond them
+    the function needs ``O(n)`` for the shuffle and ``O(batch_size**2 +
+    batch_size (d1 + d2))`` for one batch. When the representations do not fit
+    in memory, stream them with :func:`minibatch_cka_batches`.
 
     Parameters
     ----------
@@ -843,17 +877,35 @@ def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> 
     Xa, _ = _unit(Xa)
     Ya, _ = _unit(Ya)
     order = g.permutation(n)[: (n // b) * b].reshape(-1, b)
+    return _minibatch_ratio((Xa[idx], Ya[idx]) for idx in order)
+
+
+def _minibatch_ratio(pairs: Any, scale: tuple[float, float] | None = (1.0, 1.0)) -> float:
+    """Accumulate the three sums of unbiased HSIC over validated ``(X_i, Y_i)`` pairs.
+
+    ``scale=None`` takes exact power-of-two scales for X and Y from the first batch
+    (streamed input, where no global maximum is known). Holds one batch at a time.
+    """
     kl = kk = ll = 0.0
-    for idx in order:  # a loop over batches, not samples: each step is O(b^2 d)
-        Xb, Yb = Xa[idx], Ya[idx]
+    for Xb, Yb in pairs:  # a loop over batches, not samples: each step is O(b^2 d)
+        if scale is None:
+            scale = (_unit(Xb)[1], _unit(Yb)[1])
+        if scale != (1.0, 1.0):
+            Xb, Yb = Xb / scale[0], Yb / scale[1]
         # HSIC_u is invariant to shifts of the features: center each batch, which avoids
         # cancellation when the features have a large common offset
-        Xb = Xb - Xb.mean(axis=0)
-        Yb = Yb - Yb.mean(axis=0)
-        Kb, Lb = Xb @ Xb.T, Yb @ Yb.T
-        kl += _hsic_u(Kb, Lb)
-        kk += _hsic_u(Kb, Kb)
-        ll += _hsic_u(Lb, Lb)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow: reported below
+            Xb = Xb - Xb.mean(axis=0)
+            Yb = Yb - Yb.mean(axis=0)
+            Kb, Lb = Xb @ Xb.T, Yb @ Yb.T
+            kl += _hsic_u(Kb, Lb)
+            kk += _hsic_u(Kb, Kb)
+            ll += _hsic_u(Lb, Lb)
+    if not (math.isfinite(kl) and math.isfinite(kk) and math.isfinite(ll)):
+        raise ValueError(
+            "the summed unbiased HSIC overflows float64: the batches differ in scale by more "
+            "than about 1e150 from the first one; rescale X and Y (CKA is scale invariant)"
+        )
     for val, name in ((kk, "X"), (ll, "Y")):
         if not val > 0.0:
             raise ValueError(
@@ -861,6 +913,109 @@ def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> 
                 f"is constant across samples, or there are too few batches; the ratio is undefined"
             )
     return float(kl / math.sqrt(kk * ll))
+
+
+def _checked_batches(batches: Any):
+    """Validate the batches of :func:`minibatch_cka_batches` one at a time (a generator)."""
+    if isinstance(batches, (str, bytes, np.ndarray)) or not hasattr(batches, "__iter__"):
+        raise TypeError(
+            f"batches must be an iterable of (X_i, Y_i) pairs of 2-D arrays (a list or a "
+            f"generator), got {type(batches).__name__}"
+        )
+    dims = None
+    count = 0
+    for i, pair in enumerate(batches):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError(
+                f"batches must yield pairs (X_i, Y_i); batch {i} is a {type(pair).__name__}"
+            )
+        Xb = check_array(pair[0], f"X_{i} (batch {i})")
+        Yb = check_array(pair[1], f"Y_{i} (batch {i})")
+        if Xb.shape[0] != Yb.shape[0]:
+            raise ValueError(
+                f"batch {i}: X_{i} and Y_{i} must have the same number of rows; got "
+                f"X_{i}.shape={Xb.shape} and Y_{i}.shape={Yb.shape}"
+            )
+        b = Xb.shape[0]
+        if b < 4:
+            raise ValueError(f"batch {i} has {b} rows; the unbiased HSIC needs at least 4")
+        if b * b > _MAX_BATCH_ELEMENTS:
+            raise ValueError(
+                f"batch {i} has {b} rows and would need {b}^2 = {b * b} values per Gram "
+                f"matrix, more than the limit {_MAX_BATCH_ELEMENTS} (2 GiB); use smaller batches"
+            )
+        if dims is None:
+            dims = (Xb.shape[1], Yb.shape[1])
+        elif (Xb.shape[1], Yb.shape[1]) != dims:
+            raise ValueError(
+                f"batch {i} has {Xb.shape[1]} + {Yb.shape[1]} features; batch 0 had "
+                f"{dims[0]} + {dims[1]}: every batch must have the same features"
+            )
+        count += 1
+        yield Xb, Yb
+    if count == 0:
+        raise ValueError("batches is empty: at least one (X_i, Y_i) pair is needed")
+
+
+def minibatch_cka_batches(batches: Any) -> float:
+    """Minibatch CKA from a stream of batches, holding one batch in memory at a time.
+
+    The streamed form of :func:`minibatch_cka`: ``batches`` yields pairs
+    ``(X_i, Y_i)`` of two representations of the same ``b_i`` examples (for
+    instance the activations of two layers of a network, computed batch by
+    batch), and the result is::
+
+        sum_i HSIC_u(K_i, L_i) / sqrt(sum_i HSIC_u(K_i, K_i) * sum_i HSIC_u(L_i, L_i))
+
+    with the linear Gram matrices ``K_i = X_i X_i^T`` and ``L_i = Y_i Y_i^T``.
+    A generator is consumed once and never materialised: memory is
+    ``O(b^2 + b (d1 + d2))`` for batches of at most ``b`` rows, whatever the
+    number of batches. Batches may have different sizes (each at least 4 rows);
+    the batches should be random samples of the data (shuffle first), as the
+    estimate is unbiased for the population HSIC batch by batch. For very large
+    or very small values, X and Y are rescaled by exact powers of two taken from
+    the first batch.
+
+    Parameters
+    ----------
+    batches : iterable of (array_like, array_like)
+        Pairs ``(X_i, Y_i)`` of shapes ``(b_i, d1)`` and ``(b_i, d2)``, finite and
+        real, with ``b_i >= 4`` and the same ``d1``, ``d2`` in every batch.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    TypeError
+        If ``batches`` is not an iterable of pairs, or a batch is complex or
+        not numeric.
+    ValueError
+        On non-finite values, a batch with fewer than 4 rows or too many to
+        hold, mismatched rows or features, no batches, or when the summed
+        ``HSIC_u`` of X (or Y) with itself is not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def stream(n_batches, seed=0):
+    ...     g = np.random.default_rng(seed)
+    ...     for _ in range(n_batches):          # e.g. activations of a network
+    ...         X = g.standard_normal((50, 3))
+    ...         yield X, 2.0 * X @ np.diag([1.0, -1.0, 1.0])
+    >>> round(minibatch_cka_batches(stream(20)), 12)
+    1.0
+
+    One batch holding every row is the debiased CKA of the whole sample, as in
+    :func:`minibatch_cka` with ``batch_size = n``:
+
+    >>> X = np.random.default_rng(1).standard_normal((200, 4))
+    >>> Y = np.tanh(X[:, :2]) + 0.5 * X[:, 2:]
+    >>> bool(np.isclose(minibatch_cka_batches([(X, Y)]), minibatch_cka(X, Y, 200)))
+    True
+    """
+    return _minibatch_ratio(_checked_batches(batches), scale=None)
 
 
 class HSICTestResult(NamedTuple):

@@ -30,6 +30,7 @@ from ktheory.alignment import (
     kta_deviation_bound,
     linear_cka,
     minibatch_cka,
+    minibatch_cka_batches,
 )
 
 
@@ -561,6 +562,69 @@ def test_minibatch_cka_equals_batchwise_u_statistics():
     debiased = hsic(K, L, True) / np.sqrt(hsic(K, K, True) * hsic(L, L, True))
     assert minibatch_cka(X, Y, 17, random_state=0) == pytest.approx(debiased, rel=1e-10)
     assert debiased != pytest.approx(linear_cka(X, Y), rel=1e-3)
+
+
+def test_minibatch_cka_batches_equals_array_form_and_u_statistics():
+    rng = _rng(32)
+    n, b = 230, 20
+    X = rng.standard_normal((n, 5))
+    Y = np.tanh(X[:, :3]) + 0.4 * rng.standard_normal((n, 3))
+    order = np.random.default_rng(6).permutation(n)[: (n // b) * b].reshape(-1, b)
+    gen = ((X[i], Y[i]) for i in order)  # a generator: consumed once, never a list
+    assert minibatch_cka_batches(gen) == pytest.approx(
+        minibatch_cka(X, Y, b, random_state=6), rel=1e-12)
+    # batches of different sizes: the formula from brute-force U-statistics
+    cuts = [0, 5, 12, 18]
+    parts = [(X[a:c], Y[a:c]) for a, c in itertools.pairwise(cuts)]
+    kl = kk = ll = 0.0
+    for Xb, Yb in parts:
+        K, L = Xb @ Xb.T, Yb @ Yb.T
+        kl += _hsic_u_statistic(K, L)
+        kk += _hsic_u_statistic(K, K)
+        ll += _hsic_u_statistic(L, L)
+    assert minibatch_cka_batches(parts) == pytest.approx(kl / np.sqrt(kk * ll), rel=1e-10)
+    # extreme scales: exact powers of two from the first batch
+    big = [(1e200 * Xb, 1e-200 * Yb) for Xb, Yb in parts]
+    assert minibatch_cka_batches(big) == pytest.approx(kl / np.sqrt(kk * ll), rel=1e-10)
+
+
+def test_minibatch_cka_batches_errors():
+    rng = _rng(33)
+    X, Y = rng.standard_normal((8, 3)), rng.standard_normal((8, 2))
+    with pytest.raises(ValueError, match="batches is empty"):
+        minibatch_cka_batches(iter([]))
+    with pytest.raises(TypeError, match="batches must be an iterable"):
+        minibatch_cka_batches(X)
+    with pytest.raises(TypeError, match="batch 1 is a"):
+        minibatch_cka_batches([(X, Y), X])
+    with pytest.raises(ValueError, match="batch 1 has 2 \\+ 2 features"):
+        minibatch_cka_batches([(X, Y), (X[:, :2], Y)])
+    with pytest.raises(ValueError, match="at least 4"):
+        minibatch_cka_batches([(X[:3], Y[:3])])
+    with pytest.raises(ValueError, match="same number of rows"):
+        minibatch_cka_batches([(X, Y[:6])])
+    with pytest.raises(ValueError, match="X_0 .batch 0. contains NaN"):
+        minibatch_cka_batches([(np.where(X > 1, np.nan, X), Y)])
+    with pytest.raises(ValueError, match="overflows"):
+        minibatch_cka_batches([(X, Y), (1e300 * X, Y)])
+
+
+def test_minibatch_cka_batches_memory_does_not_grow_with_the_number_of_batches():
+    """A streamed input is never materialised: the peak is O(b^2 + b d), not O(n d)."""
+    b, d1, d2 = 100, 20, 10
+
+    def stream(k):
+        g = np.random.default_rng(9)
+        W = g.standard_normal((d1, d2))
+        for _ in range(k):  # activations computed batch by batch, then dropped
+            Xb = g.standard_normal((b, d1))
+            yield Xb, Xb @ W + g.standard_normal((b, d2))
+
+    peaks = {k: _peak_bytes(lambda k=k: minibatch_cka_batches(stream(k))) for k in (20, 400)}
+    total = 400 * b * (d1 + d2) * 8  # the whole input of 40 000 rows: 9.6 MB
+    assert peaks[400] < total / 10, (peaks, total)  # measured: 0.38 MB, about 1/25
+    assert peaks[400] < 1.3 * peaks[20] + 2**16, peaks  # flat in the number of batches
+    assert peaks[400] < 20 * (b * b + b * (d1 + d2)) * 8  # a few batch-sized arrays
 
 
 def test_minibatch_cka_converges_to_population_cka():

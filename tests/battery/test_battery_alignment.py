@@ -481,6 +481,80 @@ add(MB, "huge-size", lambda: A.minibatch_cka(np.broadcast_to(1.0, (20_000, 2)), 
 NOT_APPLICABLE[(M + MB, "non-symmetric")] = "takes feature matrices, not a kernel matrix"
 NOT_APPLICABLE[(M + MB, "non-psd")] = "the linear Gram matrices of feature matrices are always PSD"
 
+MS = "minibatch_cka_batches"
+
+
+def parts(X=XF, Y=YF, b=8):
+    """A generator of consecutive batches: a stream, consumed once."""
+    return ((X[i:i + b], Y[i:i + b]) for i in range(0, (len(X) // b) * b, b))
+
+
+def o_stream(X, Y, b=8):
+    """The same formula with the identity shuffle (consecutive batches)."""
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+
+    def hu(K, L):
+        n = len(K)
+        Kt, Lt = K - np.diag(np.diag(K)), L - np.diag(np.diag(L))
+        o = np.ones(n)
+        return (np.trace(Kt @ Lt) + (o @ Kt @ o) * (o @ Lt @ o) / ((n - 1) * (n - 2))
+                - 2.0 / (n - 2) * (o @ Kt @ Lt @ o)) / (n * (n - 3))
+
+    kl = kk = ll = 0.0
+    for i in range(0, (len(X) // b) * b, b):
+        K, L = X[i:i + b] @ X[i:i + b].T, Y[i:i + b] @ Y[i:i + b].T
+        kl, kk, ll = kl + hu(K, L), kk + hu(K, K), ll + hu(L, L)
+    return kl / np.sqrt(kk * ll)
+
+
+MS0 = o_stream(XF, YF)
+add(MS, "shape", lambda: A.minibatch_cka_batches([(XF[:8, 0], YF[:8])]), "ValueError", "X_0",
+    note="1-D X_0")
+add(MS, "shape", lambda: A.minibatch_cka_batches([(XF[:8], YF[:7])]), "ValueError", "same number of rows",
+    note="rows differ")
+add(MS, "shape", lambda: A.minibatch_cka_batches([(XF[:8], YF[:8]), (XF[8:16, :2], YF[8:16])]), "ValueError",
+    "batch 1 has 2 \\+ 2 features", note="features change between batches")
+add(MS, "shape", lambda: A.minibatch_cka_batches([(XF[:8], YF[:8], XF[:8])]), "TypeError", "pairs",
+    note="a triple")
+add(MS, "dtype-complex", lambda: A.minibatch_cka_batches([(XF[:8] + 0j, YF[:8])]), "TypeError",
+    "X_0 .batch 0. must be a real", note="complex")
+add(MS, "dtype-bool", lambda: A.minibatch_cka_batches(parts(XF > 0)),
+    check=close(o_stream((XF > 0).astype(float), YF), rtol=1e-9), note="bool X as 0/1")
+add(MS, "dtype-object", lambda: A.minibatch_cka_batches([(XF[:8].astype(str), YF[:8])]), "TypeError",
+    "X_0 .batch 0. must be a numeric", note="str X")
+add(MS, "dtype-object", lambda: A.minibatch_cka_batches("batches"), "TypeError", "batches must be an iterable",
+    note="a string, not batches")
+add(MS, "dtype-float32", lambda: A.minibatch_cka_batches(parts(XF.astype(np.float32))),
+    check=close(MS0, rtol=1e-5), note="float32 X")
+add(MS, "nan-inf", lambda: A.minibatch_cka_batches([(XF[:8], YF[:8]), (np.where(XF[8:16] > 1, np.nan, XF[8:16]),
+                                                    YF[8:16])]), "ValueError", "X_1 .batch 1. contains NaN",
+    note="NaN in batch 1")
+add(MS, "nan-inf", lambda: A.minibatch_cka_batches(parts(XF, np.where(YF > 1, np.inf, YF))), "ValueError",
+    "Y_0 .batch 0. contains", note="inf")
+add(MS, "empty", lambda: A.minibatch_cka_batches(iter([])), "ValueError", "batches is empty", note="no batches")
+add(MS, "empty", lambda: A.minibatch_cka_batches([(np.zeros((0, 3)), np.zeros((0, 2)))]), "ValueError",
+    "X_0 .batch 0. is empty", note="a batch with no rows")
+add(MS, "one-sample", lambda: A.minibatch_cka_batches([(XF[:1], YF[:1])]), "ValueError",
+    "batch 0 has 1 rows; the unbiased HSIC needs at least 4", note="one row")
+add(MS, "one-class", lambda: A.minibatch_cka_batches(parts(np.ones((40, 3)))), "ValueError", "X is constant",
+    note="constant X")
+add(MS, "extreme-scale", lambda: A.minibatch_cka_batches(parts(1e200 * XF, 1e-200 * YF)),
+    check=close(MS0, rtol=1e-9), note="1e200 X, 1e-200 Y: scales from the first batch")
+add(MS, "extreme-scale", lambda: A.minibatch_cka_batches([(XF[:8], YF[:8]), (1e300 * XF[8:16], YF[8:16])]),
+    "ValueError", "overflows float64", note="a later batch 1e300 larger")
+add(MS, "param-type", lambda: A.minibatch_cka_batches(XF), "TypeError", "batches must be an iterable",
+    note="an array, not batches")
+add(MS, "param-type", lambda: A.minibatch_cka_batches(5), "TypeError", "batches must be an iterable", note="int")
+add(MS, "param-range", lambda: A.minibatch_cka_batches([(XF[:3], YF[:3])]), "ValueError", "at least 4",
+    note="3 rows")
+add(MS, "param-range", lambda: A.minibatch_cka_batches([(XF, YF)]),
+    check=close(o_stream(XF, YF, 40), rtol=1e-9), note="one batch of 40: the debiased CKA")
+add(MS, "huge-size", lambda: A.minibatch_cka_batches([(np.broadcast_to(1.0, (20_000, 2)),
+                                                       np.broadcast_to(1.0, (20_000, 2)))]),
+    "ValueError", "would need 20000\\^2", note="20000^2 batch")
+NOT_APPLICABLE[(M + MS, "non-symmetric")] = "takes feature matrices, not a kernel matrix"
+NOT_APPLICABLE[(M + MS, "non-psd")] = "the linear Gram matrices of feature matrices are always PSD"
+
 
 def o_perm_stat(K, L):
     n = len(K)
