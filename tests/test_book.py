@@ -109,3 +109,14 @@ def test_chapter_has_its_parts(nb_path: Path):
         if "image/png" in o.get("data", {})
     )
     assert figures >= 1, "no figure"
+
+
+@pytest.mark.parametrize("path", sorted(BOOK.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_no_backticks_in_a_fence_info_string(path):
+    """A backtick fence's info string may not contain a backtick (CommonMark): such a line is
+    not a directive but text, and its closing fence then opens a code block that swallows the
+    prose after it."""
+    for i, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                assert not re.match(r"^\s*```+\{[^}]+\}.*`", line), f"cell {i}: {line[:80]}"

@@ -251,3 +251,30 @@ def test_pdf_was_printed():
     pages = mod.page_count(data)
     # every page of the table of contents starts a page, and the chapters are long
     assert pages >= 10 * len([e for e in toc_pages() if re.search(r"/\d\d_", e)]), pages
+
+
+# --- code that fits the page at 1366 pixels -------------------------------------------
+
+SCROLLING = """
+const sel = 'div.cell_input pre, div.cell_output pre, div.output pre, div.highlight pre';
+return Array.from(document.querySelectorAll(sel))
+  .filter(e => e.scrollWidth > e.clientWidth + 1)
+  .map(e => (e.innerText || '').split('\\n').reduce((a, b) => a.length >= b.length ? a : b, '').slice(0, 70));
+"""
+
+
+@pytest.mark.parametrize("entry", [e for e in toc_pages() if (ROOT / f"{e}.ipynb").is_file()])
+def test_no_code_block_scrolls_at_1366_pixels(server, driver, entry):
+    """In a 1366-pixel-wide window (a common laptop) no code cell or output scrolls sideways."""
+    size = driver.get_window_size()
+    driver.set_window_size(1366, 900)
+    try:
+        driver.get(f"{server}/{entry}.html")
+        assert driver.execute_async_script(WAIT_FOR_MATHJAX), "MathJax startup failed"
+        total = driver.execute_script(
+            "return document.querySelectorAll('div.cell_input pre, div.cell_output pre').length")
+        scrolling = driver.execute_script(SCROLLING)
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+    assert total > 10, "no code cells found: the selector does not match the theme"
+    assert not scrolling, f"{len(scrolling)} of {total} code blocks scroll sideways, e.g. {scrolling[:3]}"
