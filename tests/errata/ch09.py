@@ -39,39 +39,74 @@ def svr_dual_targets():
     # W <= -eps sum(alpha + alpha*) - beta^T K beta / 2 <= 0 = W(0): its optimum is 0, w = 0
     seed_opt = max(0.0, _dual(a, a_star, EPS, with_targets=False))
     seed = abs(seed_opt - p_opt) < 1e-6 * max(1.0, p_opt)
-    fixed = abs(_dual(a, a_star, EPS, with_targets=True) - p_opt) < 1e-6 * max(1.0, p_opt)
+    fixed = abs(_dual(a, a_star, EPS, with_targets=True) - p_opt) < 1e-6 * max(
+        1.0, p_opt
+    )
     return bool(seed), bool(fixed and np.abs(beta).max() > 1e-3)
 
 
 def llw_penalty_sum():
-    """The LLW penalty (lambda/2) ||h_j||^2 without the sum over j: at k = 2 it is not the SVM's."""
+    """The LLW penalty (lambda/2) ||h_j||^2 without the sum over j.
+
+    k = 2: the single term is half the binary SVM's penalty. k = 3: it leaves h_2 - h_3
+    unregularized, so the objective does not grow along an unbounded ray of h's."""
     lam = 0.37
     c = RNG.normal(size=12)
     h1 = c @ K @ c  # ||h_1||^2 for h_1 = sum_i c_i k(x_i, .)
     h2 = (-c) @ K @ (-c)  # h_2 = -h_1 (sum-to-zero)
     binary = lam * h1  # the notes' own binary objective: (1/n) hinge + lam ||h||^2
-    seed = np.isclose(lam / 2 * h1, binary)
-    fixed = np.isclose(lam / 2 * (h1 + h2), binary)
-    return bool(seed), bool(fixed)
+    seed_k2 = np.isclose(lam / 2 * h1, binary)
+    fixed_k2 = np.isclose(lam / 2 * (h1 + h2), binary)
+    # k = 3 on the 12 points: labels 0, 1, 2; ray h + s (0, d, -d), d = K^-1 v
+    y3 = np.arange(12) % 3
+    codes = np.full((12, 3), -0.5) + 1.5 * np.eye(3)[y3]
+    c3 = RNG.normal(size=(12, 3))
+    c3 -= c3.mean(axis=1, keepdims=True)
+    d = np.linalg.solve(K, np.select([y3 == 1, y3 == 2], [1.0, -1.0], 0.0))
+
+    def obj(cc, cols):
+        F = K @ cc
+        loss = ((1 - np.eye(3)[y3]) * np.maximum(F - codes, 0)).sum() / 12
+        return loss + lam / 2 * sum(cc[:, j] @ K @ cc[:, j] for j in cols)
+
+    ray = [c3 + s * np.outer(d, [0, 1, -1]) for s in (0.0, 10.0, 1000.0)]
+    grows = [obj(ray[-1], cols) > 100 * obj(ray[0], cols) for cols in ([0], [0, 1, 2])]
+    return bool(seed_k2 or grows[0]), bool(fixed_k2 and grows[1])
 
 
 def multiplier_at_c():
-    """'alpha_i and alpha_i* cannot both be non-zero': true for eps > 0, not for eps = 0."""
+    """'alpha_i = C => outside the tube' (false: on or outside) and 'alpha_i and alpha_i*
+    cannot both be non-zero' (true for eps > 0, not for eps = 0)."""
+    # a multiplier equal to C on the tube: x = (0, 1, 2), y = (1, 0, 1), eps = 1/2, C = 1
+    xe, ye, ce, ee = np.array([0.0, 1.0, 2.0]), np.array([1.0, 0.0, 1.0]), 1.0, 0.5
+    ke = np.outer(xe, xe)
+    be = np.array([0.5, -1.0, 0.5])  # feasible: sum 0, |beta| <= C
+    w_be = -ee * np.abs(be).sum() + ye @ be - 0.5 * be @ ke @ be
+    fit = SVR(kernel="linear", C=ce, epsilon=ee, tol=1e-12).fit(xe[:, None], ye)
+    r = ye - fit.predict(xe[:, None])  # the primal optimum (w = 0, b = 1/2, unique)
+    bf = np.zeros(3)
+    bf[fit.support_] = fit.dual_coef_.ravel()
+    p_opt = ce * np.maximum(np.abs(r) - ee, 0).sum() + 0.5 * bf @ ke @ bf
+    assert abs(w_be - p_opt) < 1e-12 and abs(be.sum()) == 0  # so be is dual optimal
+    at_c = np.abs(np.abs(be) - ce) < 1e-12
+    seed_c = bool(np.all(np.abs(r[at_c]) > ee))  # "at C: outside the tube"
+    fixed_c = bool(np.all(np.abs(r[at_c]) >= ee - 1e-12))  # on or outside
+    # eps = 0: both multipliers of a point can be non-zero at an optimum
     m0 = _fit(0.0)
     a, a_star = m0.alpha_.copy(), m0.alpha_star_.copy()
     i = int(np.argmax(np.minimum(C - a, C - a_star)))  # room to add delta to both
-    d = 0.5 * min(C - a[i], C - a_star[i])
+    dl = 0.5 * min(C - a[i], C - a_star[i])
     a2, a2s = a.copy(), a_star.copy()
-    a2[i] += d
-    a2s[i] += d
+    a2[i] += dl
+    a2s[i] += dl
     same = abs(_dual(a2, a2s, 0.0, True) - _dual(a, a_star, 0.0, True)) < 1e-12
-    seed = not (same and d > 0 and a2[i] * a2s[i] > 0)  # "never both non-zero at an optimum"
+    seed_0 = not (same and dl > 0 and a2[i] * a2s[i] > 0)  # "never both non-zero"
     # eps > 0: adding delta to both loses 2 eps delta, so an optimum has alpha alpha* = 0
     m = _fit(EPS)
     b, bs = m.alpha_, m.alpha_star_
-    loss = _dual(b, bs, EPS, True) - _dual(b + d, bs + d, EPS, True)
-    fixed = np.isclose(loss, 2 * EPS * d * 12) and np.all(b * bs < 1e-12)
-    return bool(seed), bool(fixed)
+    loss = _dual(b, bs, EPS, True) - _dual(b + dl, bs + dl, EPS, True)
+    fixed_0 = np.isclose(loss, 2 * EPS * dl * 12) and np.all(b * bs < 1e-12)
+    return bool(seed_c or seed_0), bool(fixed_c and fixed_0)
 
 
 ERRATA = {
