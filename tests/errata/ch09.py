@@ -35,9 +35,17 @@ def svr_dual_targets():
     a, a_star = m.alpha_, m.alpha_star_
     beta = a_star - a
     p_opt = _primal(beta, float(m.intercept_[0]), EPS)
-    # the seed's dual: on the feasible set sum(alpha*) = sum(alpha) its linear term is 0, so
-    # W <= -eps sum(alpha + alpha*) - beta^T K beta / 2 <= 0 = W(0): its optimum is 0, w = 0
-    seed_opt = max(0.0, _dual(a, a_star, EPS, with_targets=False))
+    # the seed's dual, evaluated on 2000 random feasible points (sum alpha* = sum alpha,
+    # box [0, C]) and at the origin: its optimum is 0 (at beta = 0, w = 0)
+    rng = np.random.default_rng(1)
+    vals = [0.0]
+    for _ in range(2000):
+        u, v = rng.uniform(0, C, 12), rng.uniform(0, C, 12)
+        v *= u.sum() / v.sum()  # equal sums
+        if v.max() <= C:
+            vals.append(_dual(u, v, EPS, with_targets=False))
+    assert len(vals) > 100 and max(vals) <= 1e-12
+    seed_opt = max(vals)
     seed = abs(seed_opt - p_opt) < 1e-6 * max(1.0, p_opt)
     fixed = abs(_dual(a, a_star, EPS, with_targets=True) - p_opt) < 1e-6 * max(
         1.0, p_opt
