@@ -18,7 +18,7 @@ SKIP_BROWSER ?=
 PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
 .PHONY: setup book pdf test test-unit test-doctest test-notebooks test-build test-browser \
-        test-latest test-oldest mutation lock lab serve bench clean
+        test-latest test-oldest mutation lock lab serve bench format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -140,6 +140,13 @@ lab: setup $(LAB_STAMP)
 serve: book
 	@echo "Serving http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+
+# Format the code of the notebooks (and book/_ext) to 87 columns, the width a code cell shows
+# at 1366 pixels ([tool.ruff] in pyproject.toml). A developer tool, not in the lock: it changes
+# sources only, never a stored output; tests/test_code_width.py checks the result.
+format: setup
+	$(PY) -m pip install --quiet --disable-pip-version-check "ruff>=0.6"
+	$(VENV)/bin/ruff format book
 
 bench: setup
 	$(PY) benchmarks/run_all.py
