@@ -29,6 +29,7 @@ __all__ = [
     "DataConversionWarning",
     "not_fitted_error",
     "validate_X",
+    "as_1d_target",
     "validate_y",
 ]
 
@@ -167,9 +168,52 @@ def validate_X(X: Any, name: str = "X", *, estimator: str = "SVC") -> tuple[np.n
     return np.ascontiguousarray(out), dtype
 
 
-def validate_y(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[np.ndarray, np.ndarray]:
-    """Binary class labels: returns ``(classes, codes)`` with ``classes`` sorted and
-    ``codes`` in ``{0, 1}`` (``classes[codes] == y``).
+def as_1d_target(y: Any, n_samples: int, *, estimator: str, labels: bool) -> np.ndarray:
+    """The checks every supervised target shares: not ``None``, not sparse, not a string, not
+    ragged, 1-D (a column vector is ravelled with scikit-learn's ``DataConversionWarning``), of
+    length ``n_samples``. ``labels`` selects the wording: class labels (classifiers) or real
+    targets (regressors). Returns the array, not yet converted."""
+    what = "class labels" if labels else "real targets"
+    short = "labels" if labels else "targets"
+    if y is None:
+        hint = "the class labels of the training samples" if labels else "the real-valued targets of the samples"
+        raise ValueError(f"{estimator} requires y to be passed, but the target y is None; pass {hint}")
+    if _is_sparse(y):
+        raise TypeError(f"{estimator} does not support a sparse y; pass the {short} as a 1-D array")
+    if isinstance(y, (str, bytes)):
+        raise TypeError(f"y must be a 1-D array of {what}, got a string {y!r}")
+    try:
+        arr = np.asarray(y)
+    except ValueError as exc:
+        raise ValueError(f"y must be a 1-D array of {what} (ragged input?): {exc}") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        warnings.warn(
+            _flavoured(DataConversionWarning, "DataConversionWarning")(
+                "A column-vector y was passed when a 1d array was expected. Please change "
+                "the shape of y to (n_samples,), for example using ravel()."
+            ),
+            stacklevel=4,
+        )
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        multi = "multi-output or multilabel targets" if labels else "multi-output targets"
+        raise ValueError(
+            f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}. "
+            f"{estimator} does not support {multi}."
+        )
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"X has {n_samples} samples (rows) but y has {arr.shape[0]} {short}; they must be equal"
+        )
+    return arr
+
+
+def validate_y(
+    y: Any, n_samples: int, *, estimator: str = "SVC", max_classes: int | None = 2
+) -> tuple[np.ndarray, np.ndarray]:
+    """Class labels: returns ``(classes, codes)`` with ``classes`` sorted and ``codes`` in
+    ``0..k-1`` (``classes[codes] == y``); at least two classes and at most ``max_classes``
+    (two by default, for binary classifiers; ``None`` for any number).
 
     A column vector ``(n, 1)`` is flattened with a :class:`DataConversionWarning`
     (as scikit-learn does).
@@ -178,41 +222,11 @@ def validate_y(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[np.nd
     ------
     ValueError
         ``None``, not 1-D, wrong length, NaN/inf, continuous (non-integer float)
-        values, one class only, more than two classes.
+        values, one class only, more than ``max_classes`` classes.
     TypeError
         Sparse, complex (also a ValueError), labels that cannot be compared.
     """
-    if y is None:
-        raise ValueError(
-            f"{estimator} requires y to be passed, but the target y is None; "
-            "pass the class labels of the training samples"
-        )
-    if _is_sparse(y):
-        raise TypeError(f"{estimator} does not support a sparse y; pass the labels as a 1-D array")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"y must be a 1-D array of class labels, got a string {y!r}")
-    try:
-        arr = np.asarray(y)
-    except ValueError as exc:
-        raise ValueError(f"y must be a 1-D array of class labels (ragged input?): {exc}") from None
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn(
-            _flavoured(DataConversionWarning, "DataConversionWarning")(
-                "A column-vector y was passed when a 1d array was expected. Please change "
-                "the shape of y to (n_samples,), for example using ravel()."
-            ),
-            stacklevel=3,
-        )
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(
-            f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}. "
-            f"{estimator} does not support multi-output or multilabel targets."
-        )
-    if arr.shape[0] != n_samples:
-        raise ValueError(
-            f"X has {n_samples} samples (rows) but y has {arr.shape[0]} labels; they must be equal"
-        )
+    arr = as_1d_target(y, n_samples, estimator=estimator, labels=True)
     kind = arr.dtype.kind
     if kind == "c":
         raise ComplexDataError("Complex data not supported: y holds complex numbers; y must hold class labels")
@@ -241,9 +255,9 @@ def validate_y(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[np.nd
         one = "n_samples=1: " if n_samples == 1 else ""
         raise ValueError(
             f"{one}y contains a single class ({classes[0]!r}), one class only; "
-            "a binary classifier needs two classes"
+            f"{estimator} needs at least two classes"
         )
-    if classes.shape[0] > 2:
+    if max_classes is not None and classes.shape[0] > max_classes:
         raise ValueError(
             f"Only binary classification is supported. The type of the target is multiclass: "
             f"y contains {classes.shape[0]} classes. Multiclass SVMs come in Chapter 9 (MulticlassSVC)."

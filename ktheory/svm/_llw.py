@@ -92,11 +92,10 @@ from .._base import ParamsMixin
 from .._validation import check_positive
 from ._input import (
     ComplexDataError,
-    DataConversionWarning,
-    _flavoured,
     _is_sparse,
     not_fitted_error,
     validate_X,
+    validate_y,
 )
 from ._smo import SVC, ConvergenceWarning, _check_max_iter, _checked_symmetric
 
@@ -160,67 +159,9 @@ def _check_costs(costs: Any, k: int, name: str = "costs") -> np.ndarray:
 
 def _validate_labels(y: Any, n_samples: int, estimator: str) -> tuple[np.ndarray, np.ndarray]:
     """Class labels of a multiclass classifier: ``(classes, codes)`` with ``classes``
-    sorted and ``classes[codes] == y``; at least two classes. Messages follow
-    ``ktheory.svm._input.validate_y`` (which accepts two classes only)."""
-    if y is None:
-        raise ValueError(
-            f"{estimator} requires y to be passed, but the target y is None; "
-            "pass the class labels of the training samples"
-        )
-    if _is_sparse(y):
-        raise TypeError(f"{estimator} does not support a sparse y; pass the labels as a 1-D array")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"y must be a 1-D array of class labels, got a string {y!r}")
-    try:
-        arr = np.asarray(y)
-    except ValueError as exc:
-        raise ValueError(f"y must be a 1-D array of class labels (ragged input?): {exc}") from None
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn(
-            _flavoured(DataConversionWarning, "DataConversionWarning")(
-                "A column-vector y was passed when a 1d array was expected. Please change "
-                "the shape of y to (n_samples,), for example using ravel()."
-            ),
-            stacklevel=3,
-        )
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(
-            f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}. "
-            f"{estimator} does not support multi-output or multilabel targets."
-        )
-    if arr.shape[0] != n_samples:
-        raise ValueError(f"X has {n_samples} samples (rows) but y has {arr.shape[0]} labels; they must be equal")
-    kind = arr.dtype.kind
-    if kind == "c":
-        raise ComplexDataError("Complex data not supported: y holds complex numbers; y must hold class labels")
-    if kind == "O":
-        vals = arr.tolist()
-        if any(v is None for v in vals):
-            raise ValueError("y contains None; every sample needs a class label")
-        if any(isinstance(v, complex) for v in vals):
-            raise ComplexDataError("Complex data not supported: y holds complex numbers")
-        if any(isinstance(v, float) and not np.isfinite(v) for v in vals):
-            raise ValueError("y contains NaN or infinity")
-    if kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("y contains NaN or infinity")
-        if np.any(arr != np.round(arr)):
-            raise ValueError(
-                "Unknown label type: continuous. y holds non-integer floats (a regression target?); "
-                f"{estimator} is a classifier and y must hold class labels"
-            )
-    try:
-        classes, codes = np.unique(arr, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(f"the labels in y must be mutually comparable values (one type): {exc}") from None
-    if classes.shape[0] < 2:
-        one = "n_samples=1: " if n_samples == 1 else ""
-        raise ValueError(
-            f"{one}y contains a single class ({classes[0]!r}), one class only; "
-            f"{estimator} needs at least two classes"
-        )
-    return classes, codes.ravel()
+    sorted and ``classes[codes] == y``; at least two classes (``validate_y`` without its
+    binary limit)."""
+    return validate_y(y, n_samples, estimator=estimator, max_classes=None)
 
 
 # ---------------------------------------------------------------------------

@@ -90,8 +90,7 @@ def validate_labels(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[
 
     The checks of :func:`ktheory.svm._input.validate_y` (shape, NaN/inf,
     complex, continuous floats, one class only) without its limit of two
-    classes: ``validate_y`` tests the number of classes last, after every other
-    check, so a "more than two classes" refusal means ``y`` passed them all.
+    classes (``max_classes=None``).
 
     Examples
     --------
@@ -99,16 +98,7 @@ def validate_labels(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[
     >>> classes.tolist(), codes.tolist()
     (['a', 'b', 'c'], [1, 2, 0, 1])
     """
-    try:
-        return validate_y(y, n_samples, estimator=estimator)
-    except ValueError as exc:
-        if not str(exc).startswith("Only binary classification is supported"):
-            raise
-    arr = np.asarray(y)
-    if arr.ndim == 2:  # a column vector (validate_y warned already)
-        arr = arr.ravel()
-    classes, codes = np.unique(arr, return_inverse=True)
-    return classes, codes.ravel()
+    return validate_y(y, n_samples, estimator=estimator, max_classes=None)
 
 
 @dataclass(frozen=True)

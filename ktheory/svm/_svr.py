@@ -38,7 +38,6 @@ below the lower edge; inside the tube both are 0.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -46,10 +45,8 @@ import numpy as np
 from ktheory._base import ParamsMixin
 
 from ._input import (
-    DataConversionWarning,
-    _flavoured,
-    _is_sparse,
     _to_float,
+    as_1d_target,
     not_fitted_error,
     validate_X,
 )
@@ -81,37 +78,7 @@ def _validate_target(y: Any, n_samples: int, *, estimator: str = "SVR") -> np.nd
     TypeError
         Sparse, complex (also a ValueError), strings or non-numeric objects.
     """
-    if y is None:
-        raise ValueError(
-            f"{estimator} requires y to be passed, but the target y is None; "
-            "pass the real-valued targets of the samples"
-        )
-    if _is_sparse(y):
-        raise TypeError(f"{estimator} does not support a sparse y; pass the targets as a 1-D array")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"y must be a 1-D array of real targets, got a string {y!r}")
-    try:
-        arr = np.asarray(y)
-    except ValueError as exc:
-        raise ValueError(f"y must be a 1-D array of real targets (ragged input?): {exc}") from None
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn(
-            _flavoured(DataConversionWarning, "DataConversionWarning")(
-                "A column-vector y was passed when a 1d array was expected. Please change "
-                "the shape of y to (n_samples,), for example using ravel()."
-            ),
-            stacklevel=3,
-        )
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(
-            f"y must be a 1-D array of shape (n_samples,); got shape {arr.shape}. "
-            f"{estimator} does not support multi-output targets."
-        )
-    if arr.shape[0] != n_samples:
-        raise ValueError(
-            f"X has {n_samples} samples (rows) but y has {arr.shape[0]} targets; they must be equal"
-        )
+    arr = as_1d_target(y, n_samples, estimator=estimator, labels=False)
     z = _to_float(arr, "y")
     if not np.all(np.isfinite(z)):
         raise ValueError(f"y contains NaN or infinity ({int(z.size - np.isfinite(z).sum())} entries)")
