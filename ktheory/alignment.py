@@ -149,6 +149,18 @@ def _gram_fro_norm(A: np.ndarray) -> float:
     return float(np.sqrt(max(2.0 * np.vdot(up, up) - np.vdot(np.diag(S), np.diag(S)), 0.0)))
 
 
+def _paired_samples(X: Any, Y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Two finite real 2-D representations of the same samples (equal numbers of rows)."""
+    Xa = check_array(X, "X")
+    Ya = check_array(Y, "Y")
+    if Xa.shape[0] != Ya.shape[0]:
+        raise ValueError(
+            f"X and Y must describe the same samples (same number of rows); "
+            f"got X.shape={Xa.shape} and Y.shape={Ya.shape}"
+        )
+    return Xa, Ya
+
+
 def _same_size(K1: np.ndarray, K2: np.ndarray, names: tuple[str, str]) -> None:
     if K1.shape != K2.shape:
         raise ValueError(
@@ -345,13 +357,7 @@ def linear_cka(X: Any, Y: Any) -> float:
     >>> round(linear_cka(X, 2.5 * X @ Q), 12)
     1.0
     """
-    Xa = check_array(X, "X")
-    Ya = check_array(Y, "Y")
-    if Xa.shape[0] != Ya.shape[0]:
-        raise ValueError(
-            f"X and Y must describe the same samples (same number of rows); "
-            f"got X.shape={Xa.shape} and Y.shape={Ya.shape}"
-        )
+    Xa, Ya = _paired_samples(X, Y)
     n = Xa.shape[0]
     if n < 2:
         raise ValueError(f"X and Y need at least 2 samples; got {n}")
@@ -857,13 +863,7 @@ def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> 
     >>> round(minibatch_cka(X, 2.0 * X, batch_size=50, random_state=0), 12)
     1.0
     """
-    Xa = check_array(X, "X")
-    Ya = check_array(Y, "Y")
-    if Xa.shape[0] != Ya.shape[0]:
-        raise ValueError(
-            f"X and Y must describe the same samples (same number of rows); "
-            f"got X.shape={Xa.shape} and Y.shape={Ya.shape}"
-        )
+    Xa, Ya = _paired_samples(X, Y)
     n = Xa.shape[0]
     b = _check_int(batch_size, "batch_size", 4)
     if b > n:

@@ -10,14 +10,9 @@ from typing import Any
 import numpy as np
 from scipy.linalg import helmert
 
-from ktheory._validation import (
-    check_positive,
-    check_square_matrix,
-    floating_dtype,
-    symmetry_rtol,
-)
+from ktheory._validation import check_positive
 
-from ._psd import SYMMETRY_RTOL, _check_psd_size, _eigs, _psd_tol
+from ._psd import _eigs, _psd_tol, _symmetric_square
 
 
 def is_cnd(K: Any, tol: float | None = None) -> bool:
@@ -67,17 +62,12 @@ def is_cnd(K: Any, tol: float | None = None) -> bool:
     False
     """
     t_user = None if tol is None else check_positive(tol, "tol", allow_zero=True)
-    _check_psd_size(K)
-    Ka = check_square_matrix(K)
-    n = Ka.shape[0]
-    dt = floating_dtype(K)
-    scale = float(max(Ka.max(), -Ka.min()))
-    with np.errstate(over="ignore"):
-        asym = float(np.max(np.abs(Ka - Ka.T)))
-    rtol = SYMMETRY_RTOL if dt == np.float64 else symmetry_rtol(dt)
-    if asym > rtol * scale:
+    checked = _symmetric_square(K)
+    if checked is None:
         return False
-    if n == 1:
+    Ka, dt = checked
+    n = Ka.shape[0]
+    if n <= 1:
         return True
     eigs_K, c = _eigs(Ka)           # eigenvalues of K / c, c a power of two
     Ks = Ka / c if c != 1.0 else Ka

@@ -64,6 +64,24 @@ def psd_tolerance(K: Any) -> float:
     return _psd_tol(eigs, Ka.shape[0], floating_dtype(K)) * c
 
 
+def _symmetric_square(K: Any) -> tuple[np.ndarray, np.dtype] | None:
+    """The input checks :func:`is_psd` and ``is_cnd`` share: ``K`` validated as a square
+    matrix (``ValueError``/``TypeError`` otherwise) with its floating dtype, or ``None``
+    when it is not symmetric to the dtype's rounding level (then neither property holds)."""
+    _check_psd_size(K)
+    Ka = check_square_matrix(K)
+    dt = floating_dtype(K)
+    if Ka.size == 0:
+        return Ka, dt
+    scale = float(max(Ka.max(), -Ka.min()))
+    with np.errstate(over="ignore"):
+        asym = float(np.max(np.abs(Ka - Ka.T)))
+    rtol = SYMMETRY_RTOL if dt == np.float64 else symmetry_rtol(dt)
+    if asym > rtol * scale:
+        return None
+    return Ka, dt
+
+
 def is_psd(K: Any, tol: float | None = None) -> bool:
     """Whether ``K`` is a symmetric positive semidefinite matrix (up to rounding).
 
@@ -102,18 +120,13 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
     (True, False)
     """
     t_user = None if tol is None else check_positive(tol, "tol", allow_zero=True)
-    _check_psd_size(K)
-    Ka = check_square_matrix(K)
+    checked = _symmetric_square(K)
+    if checked is None:
+        return False
+    Ka, dt = checked
     n = Ka.shape[0]
-    dt = floating_dtype(K)
     if n == 0:
         return True
-    scale = float(max(Ka.max(), -Ka.min()))
-    with np.errstate(over="ignore"):
-        asym = float(np.max(np.abs(Ka - Ka.T)))
-    rtol = SYMMETRY_RTOL if dt == np.float64 else symmetry_rtol(dt)
-    if asym > rtol * scale:
-        return False
     eigs, c = _eigs(Ka)
     t = _psd_tol(eigs, n, dt) if t_user is None else t_user / c
     return bool(eigs[0] >= -t)
