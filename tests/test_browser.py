@@ -17,6 +17,7 @@ check, by name. Run by hand without that variable, the tests skip with the reaso
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -61,24 +62,31 @@ def page_has_math(entry: str) -> bool:
     return False
 
 
-@pytest.fixture(scope="module")
-def server():
-    if not (HTML / "index.html").is_file():
-        _unavailable("the HTML book is not built (run `make book` or `make test-build` first)")
+@contextlib.contextmanager
+def _serve(directory: Path):
+    """Serve ``directory`` on a free localhost port (quietly); yields the base URL."""
+
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args, **kwargs):  # noqa: D102 - keep the test output clean
             pass
 
-    handler = functools.partial(Quiet, directory=str(HTML))
-
     class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
         daemon_threads = True
 
-    httpd = Server(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    httpd = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (HTML / "index.html").is_file():
+        _unavailable("the HTML book is not built (run `make book` or `make test-build` first)")
+    with _serve(HTML) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -177,10 +185,10 @@ def toc_titles() -> list[str]:
 
             cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
             text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-        elif md.is_file():
+        elif md.is_file():  # also the dashboard, once a build has generated it
             text = md.read_text(encoding="utf-8")
-        else:  # generated at build time (the dashboard)
-            text = (ROOT / f"{entry}.md").read_text(encoding="utf-8") if (ROOT / f"{entry}.md").exists() else ""
+        else:
+            text = ""
         m = re.search(r"^# (.+)$", text, flags=re.M)
         if m:
             titles.append(m.group(1).strip())
@@ -191,18 +199,8 @@ def toc_titles() -> list[str]:
 def single_server():
     if not (SINGLE / "kernel-theory.html").is_file():
         _unavailable("the printable edition is not built (run `make pdf` first)")
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args, **kwargs):  # noqa: D102
-            pass
-
-    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-
-    httpd = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SINGLE)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with _serve(SINGLE) as url:
+        yield url
 
 
 def test_pdf_source_page_holds_every_chapter(single_server, driver):
