@@ -157,13 +157,6 @@ def _check_costs(costs: Any, k: int, name: str = "costs") -> np.ndarray:
     return arr
 
 
-def _validate_labels(y: Any, n_samples: int, estimator: str) -> tuple[np.ndarray, np.ndarray]:
-    """Class labels of a multiclass classifier: ``(classes, codes)`` with ``classes``
-    sorted and ``classes[codes] == y``; at least two classes (``validate_y`` without its
-    binary limit)."""
-    return validate_y(y, n_samples, estimator=estimator, max_classes=None)
-
-
 # ---------------------------------------------------------------------------
 # the population minimiser (Bayes consistency)
 # ---------------------------------------------------------------------------
@@ -391,7 +384,6 @@ def _polish(Q: np.ndarray, c: np.ndarray, A: np.ndarray, u: np.ndarray, sol: dic
     polished)`` (``y`` the multipliers of ``A x = 0``).
     """
     x0, z, v, y0 = sol["x"], sol["z"], sol["v"], sol["y"]
-    m = x0.size
     p = A.shape[0]
     gs = max(float(np.max(np.abs(c))), 1e-300)
     us = np.minimum(u, 1.0)  # the natural scale of x (far upper bounds play no role)
@@ -666,7 +658,7 @@ class MulticlassSVC(ParamsMixin):
         name = type(self).__name__
         X, in_dtype = validate_X(X, "X", estimator=name)
         n = X.shape[0]
-        classes, codes = _validate_labels(y, n, name)
+        classes, codes = validate_y(y, n, estimator=name, max_classes=None)
         k = classes.shape[0]
         L = _check_costs(self.costs, k)
         W = L[codes]                      # (n, k): cost of each (sample, class) pair

@@ -61,7 +61,7 @@ from ktheory._base import ParamsMixin
 from scipy.linalg import blas as _blas
 
 from .._validation import check_array, check_positive, check_symmetric
-from ._input import NotFittedError, not_fitted_error, validate_X, validate_y
+from ._input import NotFittedError, not_fitted_error, validate_X
 
 __all__ = [
     "SVC",
