@@ -459,7 +459,8 @@ def test_params_clone_and_repr():
     params = clf.get_params()
     assert params == {
         "C": 2.0, "kernel": "poly", "degree": 2, "gamma": "scale", "coef0": 0.0,
-        "tol": 1e-3, "max_iter": -1, "gram_limit_mb": 2048.0,
+        "shrinking": True, "tol": 1e-3, "cache_size": 200.0, "verbose": False,
+        "max_iter": -1, "gram_limit_mb": 2048.0,
         "decision_function_shape": "ovr", "break_ties": False,
     }
     cl = clone(clf)
@@ -580,12 +581,16 @@ def test_predict_before_fit_and_wrong_features():
 
 
 def test_gram_memory_limit():
+    # the limit applies to a callable kernel, whose n x n matrix is computed and held
     X = np.random.default_rng(0).standard_normal((600, 2))
     y = np.where(X[:, 0] > 0, 1, 0)
+    lin = lambda A, B: A @ B.T  # noqa: E731
     # 600^2 * 8 bytes = 2.7 MiB
     with pytest.raises(ValueError, match=r"n=600 samples needs 3 MiB"):
-        SVC(gram_limit_mb=1).fit(X, y)
-    SVC(gram_limit_mb=3).fit(X, y)
+        SVC(kernel=lin, gram_limit_mb=1).fit(X, y)
+    SVC(kernel=lin, gram_limit_mb=3).fit(X, y)
+    # a named kernel computes its rows on demand: no n x n matrix, no limit to reach
+    SVC(kernel="linear", gram_limit_mb=1).fit(X, y)
 
 
 def test_smo_solve_input_errors():

@@ -12,11 +12,12 @@ as shipped with scikit-learn):
   ``svm_group_classes`` with scikit-learn's sorted labels).
 * **one binary problem per pair.** Pair ``(i, j)`` sees the samples of class
   ``i`` (label ``+1``) followed by those of class ``j`` (label ``-1``), both
-  weighted by the same ``C``; :func:`_smo_core` gets them in *reversed* order,
+  weighted by the same ``C``; the solver gets them in *reversed* order,
   which makes its first-index ties the last-index ties of libsvm (as for two
-  classes), so each pair is the binary problem libsvm solves. The kernel
-  matrix of all training points is computed once and each pair's block is
-  sliced out of it.
+  classes), so each pair is the binary problem libsvm solves. Each pair's
+  solver computes the kernel rows it needs from ``X`` (a cache of
+  ``cache_size`` MiB per pair, as libsvm); a callable kernel's matrix of all
+  training points is computed once and read by every pair.
 * **support vectors.** A sample is a support vector if its dual variable is
   non-zero in *any* of its ``k - 1`` pairs; ``support_`` lists them grouped by
   class, each group in increasing index, and ``n_support_[c]`` counts those of
@@ -49,17 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_symmetric
 from ._input import validate_y
-from ._smo import (
-    ConvergenceWarning,
-    _block_rows,
-    _rbf_h,
-    _smo_core,
-    _tiny_scale,
-    _to_h,
-    _weights,
-)
+from ._smo import ConvergenceWarning
 
 __all__ = [
     "class_pairs",
@@ -112,78 +104,8 @@ class OvOFit:
     n_iter_: np.ndarray         # (k(k-1)/2,) int32
     objective_: np.ndarray      # (k(k-1)/2,) dual objective of each pair (libsvm's min form)
     gap_: np.ndarray            # (k(k-1)/2,) final maximal violation of each pair
+    solver_stats_: list         # (k(k-1)/2,) the solver's record of each pair
     alpha_: np.ndarray          # (k(k-1)/2, n_samples): pair p's alphas, 0 off its two classes
-
-
-def _training_matrix(est: Any, X: np.ndarray,
-                     perm: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, bool]:
-    """The kernel matrix of all training points, computed once: ``(G, rows, is_h)``.
-
-    The block of the samples ``perm[pos]`` is ``G[np.ix_(rows[pos], rows[pos])]``;
-    ``rows=None`` means ``G`` is in the grouped order itself (``rows`` = identity).
-    ``is_h`` says that ``G`` is already the shifted matrix ``H = 1 - K`` of the
-    RBF kernel (see :func:`ktheory.svm._smo._rbf_h`, whose entries do not depend
-    on which other points are in the problem, so a block of it is the ``H`` of
-    the pair); otherwise ``G`` is ``K`` itself and each pair's ``H`` is formed
-    from its block as the binary fit forms it.
-    """
-    if est.kernel == "precomputed":
-        return X, perm, False  # checked square and symmetric by fit
-    Xo = X[perm]
-    rows = None
-    if callable(est.kernel):
-        K = est._gram(Xo, None, "training data")
-        check_symmetric(K, "the Gram matrix returned by the kernel callable")
-        return K, rows, False
-    if est.kernel == "rbf":
-        with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # NaN -> None
-            H = _rbf_h(Xo, float(est._gamma_))
-        if H is not None:
-            return H, rows, True
-    return est._gram(Xo, None, "training data"), rows, False
-
-
-def _pair_block(G: np.ndarray, rows: np.ndarray | None, ri: tuple[int, int],
-                rj: tuple[int, int]) -> np.ndarray:
-    """A private copy of the block of ``G`` for the sorted positions ``rj`` then ``ri``,
-    each range reversed (the order :func:`_smo_core` gets; see the module docstring).
-
-    If ``G`` is in sorted order (``rows is None``) the four sub-blocks are copied
-    from reversed slices (views), several times faster than fancy indexing.
-    """
-    (a_i, b_i), (a_j, b_j) = ri, rj
-    if rows is not None:  # precomputed: G in the caller's order
-        idx = rows[np.r_[a_i:b_i, a_j:b_j][::-1]]
-        return G[np.ix_(idx, idx)]
-
-    def rev(a: int, b: int) -> slice:
-        return slice(b - 1, a - 1 if a > 0 else None, -1)
-
-    ci, cj = b_i - a_i, b_j - a_j
-    block = np.empty((ci + cj, ci + cj))
-    sj, si = rev(a_j, b_j), rev(a_i, b_i)
-    block[:cj, :cj] = G[sj, sj]
-    block[:cj, cj:] = G[sj, si]
-    block[cj:, :cj] = G[si, sj]
-    block[cj:, cj:] = G[si, si]
-    return block
-
-
-def _pair_solve(block: np.ndarray, is_h: bool, y: np.ndarray, C: float, tol: float,
-                max_iter: int) -> Any:
-    """SMO on one pair's (private) block of the kernel matrix, as the binary fit runs it."""
-    m = block.shape[0]
-    if is_h:
-        return _smo_core(block, y, np.ones(m), True, C, tol, max_iter, 1.0)
-    s = _tiny_scale(block)
-    if s != 1.0:
-        block /= s
-    QD = np.array(np.diagonal(block), dtype=np.float64)
-    w, const_diag = _weights(QD)
-    step = _block_rows(m)
-    for a in range(0, m, step):
-        _to_h(block[a:a + step], w, const_diag, block[a:a + step], a)
-    return _smo_core(block, y, QD, const_diag, C, tol, max_iter, s)
 
 
 def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: float,
@@ -199,7 +121,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
     perm = np.argsort(cls, kind="stable")               # libsvm's grouped order
     counts = np.bincount(cls, minlength=k)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    G, rows, is_h = _training_matrix(est, X, perm)
+    gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
 
     pairs = class_pairs(k)
     n_pairs = len(pairs)
@@ -209,15 +131,13 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
     objective = np.empty(n_pairs)
     gap = np.empty(n_pairs)
     unconverged = []
+    stats = []
     for p, (i, j) in enumerate(pairs):
         pos = np.r_[start[i]:start[i] + counts[i], start[j]:start[j] + counts[j]]
         y = np.r_[np.ones(counts[i]), -np.ones(counts[j])]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            block = _pair_block(G, rows, (start[i], start[i] + counts[i]),
-                                (start[j], start[j] + counts[j]))
-            res = _pair_solve(block, is_h, y[::-1].copy(), C, tol, max_iter)
-            del block
+            res = est._dual(X, gram, perm[pos][::-1].copy(), y[::-1].copy(), C, tol, max_iter)
         for wrn in caught:
             if not issubclass(wrn.category, ConvergenceWarning):
                 warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
@@ -228,7 +148,8 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
         n_iter[p] = res.n_iter
         objective[p] = res.objective
         gap[p] = res.gap
-    del G
+        stats.append(res.stats)
+    del gram
     if unconverged:
         warnings.warn(
             f"SMO stopped at max_iter before reaching tol={tol:g} in {len(unconverged)} of the "
@@ -260,6 +181,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
         n_iter_=n_iter,
         objective_=objective,
         gap_=gap,
+        solver_stats_=stats,
         alpha_=alpha,
     )
 

@@ -70,6 +70,7 @@ __all__ = [
     "ConvergenceWarning",
     "NotFittedError",
     "DEFAULT_GRAM_LIMIT_MB",
+    "DEFAULT_CACHE_MB",
     "TAU",
 ]
 
@@ -79,6 +80,10 @@ TAU = 1e-12
 #: Largest Gram matrix :class:`SVC` builds by default, in MiB (2 GiB, i.e.
 #: ``n <= 16384`` training samples; the Gram matrix takes ``n**2 * 8`` bytes).
 DEFAULT_GRAM_LIMIT_MB = 2048.0
+
+#: Default size of the kernel-row cache of :class:`SVC` and :class:`~ktheory.svm.SVR`, MiB
+#: (scikit-learn's default ``cache_size``).
+DEFAULT_CACHE_MB = 200.0
 
 # max_iter = -1: no limit (scikit-learn's libsvm has no cap either); the loop
 # stops at the tolerance, which SMO with libsvm's working-set selection reaches
@@ -109,6 +114,8 @@ class SMOResult:
     gap: float
     #: Whether the stopping criterion was met before ``max_iter``.
     converged: bool
+    #: The compiled solver's record (None from :func:`smo_solve`); see ``SVC.solver_stats_``.
+    stats: dict | None = None
 
 
 def smo_solve(
@@ -356,6 +363,28 @@ def _tiny_scale(K: np.ndarray) -> float:
     return s if 0.0 < s < _SMALL_SCALE else 1.0
 
 
+def _diag_scale(diag: np.ndarray) -> float:
+    """:func:`_tiny_scale` from the diagonal of ``K`` alone."""
+    d = np.abs(diag)
+    s = float(d.max()) if d.size else 0.0
+    return s if 0.0 < s < _SMALL_SCALE else 1.0
+
+
+def _as_result(res: Any, C_scaled: float) -> SMOResult:
+    """An :class:`SMOResult` from the compiled solver's result, warning as
+    :func:`smo_solve` does when it stopped at ``max_iter``."""
+    if not res.converged:
+        warnings.warn(
+            f"SMO stopped at max_iter={res.n_iter} iterations with maximal violation "
+            f"{res.gap:.3g}; the solution is not optimal to tol. Increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    return SMOResult(alpha=res.alpha, intercept=res.intercept, objective=res.objective,
+                     n_iter=res.n_iter, gap=float(res.gap), converged=bool(res.converged),
+                     stats=res.stats)
+
+
 def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
               eps: float, max_iter: int, scale: float = 1.0,
               p: np.ndarray | None = None) -> SMOResult:
@@ -571,7 +600,27 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
 
     alpha = np.array(al)
     v = np.where(np.isfinite(U), U, L) - E * (np.tile(w, 2) if tiled else w)
-    # --- intercept, as libsvm's calculate_rho -----------------------------------
+    b, objective = _intercept_and_objective(alpha, v, pos, C, p)
+    return SMOResult(alpha=alpha, intercept=b, objective=objective, n_iter=n_iter,
+                     gap=float(gap), converged=converged)
+
+
+def _violation(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C: float) -> float:
+    """The maximal violation ``m(alpha) - M(alpha)`` from ``v = -y grad``."""
+    upper = alpha >= C
+    lower = alpha <= 0.0
+    in_up = np.where(pos, ~upper, ~lower)
+    in_low = np.where(pos, ~lower, ~upper)
+    m = float(v[in_up].max()) if np.any(in_up) else -np.inf
+    M = float(v[in_low].min()) if np.any(in_low) else np.inf
+    return m - M
+
+
+def _intercept_and_objective(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C: float,
+                             p: np.ndarray | None) -> tuple[float, float]:
+    """libsvm's intercept (``calculate_rho``) and the objective ``1/2 a^T Q a + p^T a``
+    (``p = -e`` if None) from the solution and ``v = -y grad``."""
+    inf = np.inf
     upper = alpha >= C
     lower = alpha <= 0.0
     free = ~(upper | lower)
@@ -593,8 +642,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
     # f(alpha) = 1/2 a^T Q a + p^T a = 1/2 sum a_t (grad_t + p_t), grad_t = -y_t v_t
     grad = -np.where(pos, v, -v)
     objective = 0.5 * float(np.dot(alpha, grad - 1.0 if p is None else grad + p))
-    return SMOResult(alpha=alpha, intercept=b, objective=objective, n_iter=n_iter,
-                     gap=float(gap), converged=converged)
+    return b, objective
 
 
 # ---------------------------------------------------------------------------
@@ -646,21 +694,33 @@ class SVC(ParamsMixin):
         numeric gamma.
     coef0 : float, default 0.0
         Constant of ``"poly"`` and ``"sigmoid"``.
+    shrinking : bool, default True
+        libsvm's shrinking heuristic: variables that will stay at a bound are
+        set aside and the iteration runs on the rest (the stopping test is
+        always made on all variables). The solution is the same to ``tol``;
+        the iterates differ.
     tol : float, default 1e-3
         Stopping tolerance on the maximal violation ``m(alpha) - M(alpha)``.
         A ``tol`` above 2 stops before the first step (no support vectors;
         every decision value is then the intercept).
+    cache_size : float, default 200
+        MiB of kernel rows to keep (least recently used out first), as
+        scikit-learn's ``cache_size``. Rows are float64, so the same number of
+        MiB holds half as many values as libsvm's single-precision cache. A
+        named kernel's rows are computed from ``X`` when needed: memory is
+        ``O(n d)`` plus the cache, never the ``n x n`` matrix.
+    verbose : bool, default False
+        Print the iteration count, the maximal violation, the size of the active
+        set and the cache hit rate about once a second, and a summary at the end.
     max_iter : int, default -1
         Iteration limit, ``-1`` for none (as scikit-learn's libsvm: SMO
         stops at ``tol``). A limit you set that is reached issues a
         :class:`ConvergenceWarning`.
     gram_limit_mb : float, default 2048
-        Refuse (``ValueError``) to build a training Gram matrix larger than
-        this many MiB. The matrix takes ``n**2 * 8`` bytes: 1000 samples need
-        8 MB, 5000 need 200 MB, 16384 need 2 GiB. (Not a parameter of
-        scikit-learn's SVC, which caches kernel rows instead.) With ``k >= 3``
-        classes the matrix of all samples is computed once and each pair's
-        block copied out of it (at most ``(n_i + n_j)**2 * 8`` bytes more).
+        For a *callable* kernel only, whose training Gram matrix is computed
+        once and held (``n**2 * 8`` bytes: 5000 samples need 200 MB): refuse
+        (``ValueError``) a matrix larger than this many MiB. (Not a parameter
+        of scikit-learn's SVC.)
     decision_function_shape : {"ovr", "ovo"}, default "ovr"
         For ``k >= 3`` classes: ``"ovo"`` makes :meth:`decision_function`
         return the ``k(k-1)/2`` pairwise decision values, ``"ovr"`` the
@@ -712,6 +772,14 @@ class SVC(ParamsMixin):
     gap_ : float or numpy.ndarray of shape (k(k-1)/2,)
         Final maximal violation ``m(alpha) - M(alpha)`` (``< tol``), per pair
         for ``k >= 3``.
+    solver_stats_ : dict or list of dict
+        What the solver did (a list, one per pair, for ``k >= 3``):
+        ``cache_rows`` (rows the cache holds), ``row_length``, ``hits``,
+        ``misses`` and ``evictions`` of the row cache, ``shrink_steps``
+        (shrinking checks that set variables aside), ``unshrinks``, the final
+        ``active_size``, and ``history``: arrays ``iteration``,
+        ``active_size`` and ``violation`` recorded every ``min(n, 1000)``
+        iterations (at each shrinking check).
     shape_fit_ : tuple
         Shape of the training ``X``.
     n_features_in_ : int
@@ -731,8 +799,10 @@ class SVC(ParamsMixin):
     precomputed float32 Gram matrix is checked for symmetry to float32's
     rounding level); complex input is refused.
 
-    Memory: the whole training Gram matrix is computed once (BLAS) and kept in
-    memory, ``n**2 * 8`` bytes; see ``gram_limit_mb``.
+    Solver: the iteration of :func:`smo_solve` (libsvm's), compiled, with
+    kernel rows computed on demand and cached and with shrinking (see
+    :mod:`ktheory.svm._fast`). With ``shrinking=False`` its iterates are those
+    of :func:`smo_solve` on the same problem, up to rounding.
 
     Examples
     --------
@@ -769,7 +839,10 @@ class SVC(ParamsMixin):
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,
+        shrinking: bool = True,
         tol: float = 1e-3,
+        cache_size: float = DEFAULT_CACHE_MB,
+        verbose: bool = False,
         max_iter: int = -1,
         gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
         decision_function_shape: str = "ovr",
@@ -780,7 +853,10 @@ class SVC(ParamsMixin):
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
+        self.shrinking = shrinking
         self.tol = tol
+        self.cache_size = cache_size
+        self.verbose = verbose
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
         self.decision_function_shape = decision_function_shape
@@ -805,6 +881,11 @@ class SVC(ParamsMixin):
         check_positive(self.tol, "tol")
         _check_max_iter(self.max_iter)
         check_positive(self.gram_limit_mb, "gram_limit_mb")
+        check_positive(self.cache_size, "cache_size")
+        for name in ("shrinking", "verbose"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
         kernel = self.kernel
         if not callable(kernel):
             if not isinstance(kernel, str):
@@ -991,6 +1072,68 @@ class SVC(ParamsMixin):
         H = K
         return H, QD, const_diag, s
 
+    def _training_gram(self, X: np.ndarray) -> np.ndarray | None:
+        """The training Gram matrix the solver reads, or None when it computes kernel
+        rows itself: ``X`` for ``"precomputed"``, the matrix of the callable (computed
+        once, checked symmetric, within ``gram_limit_mb``), None for a named kernel."""
+        kern = self._kernel_params_["kernel"]
+        if kern == "precomputed":
+            return X
+        if not callable(kern):
+            return None
+        n = X.shape[0]
+        need_mb = n * n * 8 / 2**20
+        if need_mb > float(self.gram_limit_mb):
+            raise ValueError(
+                f"the training Gram matrix of the kernel callable for n={n} samples needs "
+                f"{need_mb:.0f} MiB (n**2 * 8 bytes), more than gram_limit_mb={self.gram_limit_mb}; "
+                "raise gram_limit_mb if you have the memory, use a named kernel (whose rows are "
+                "computed on demand and cached), or subsample"
+            )
+        K = self._gram(X, None, "training data")
+        check_symmetric(K, "the Gram matrix returned by the kernel callable")
+        return K
+
+    def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
+              C: float, tol: float, max_iter: int, p: np.ndarray | None = None) -> SMOResult:
+        """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
+        (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
+        rows on demand for a named kernel, read from ``gram`` otherwise (see
+        :meth:`_training_gram`), ``cache_size`` MiB of rows, shrinking if set.
+
+        Kernel values that overflow fall back on the kernel function of
+        :mod:`ktheory.kernels` (which raises if its Gram matrix is not finite); a
+        gradient that overflows is a ``ValueError``, as in :func:`smo_solve`.
+        """
+        from . import _fast
+
+        kern = self._kernel_params_["kernel"]
+        opts = dict(cache_size=float(self.cache_size), shrinking=bool(self.shrinking),
+                    verbose=bool(self.verbose))
+        if gram is None:
+            kind = _fast.KERNEL_CODES[kern]
+            kp = (float(self._gamma_ or 0.0), float(self.coef0), float(self.degree))
+            diag = _fast.kernel_diag(kind, X, kp)[np.unique(base)]
+            if np.all(np.isfinite(diag)):
+                s = _diag_scale(diag)
+                res = _fast.fast_smo(kind, X, y, C, tol, max_iter, kparams=kp, base=base, p=p,
+                                     scale=s, **opts)
+                if not res.nonfinite:
+                    return _as_result(res, C * s)
+            # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
+            # it is not finite either)
+            gram = self._gram(X, None, "training data")
+        s = _diag_scale(np.diagonal(gram)[np.unique(base)])
+        res = _fast.fast_smo(4, None, y, C, tol, max_iter, Kpre=gram, base=base, p=p, scale=s,
+                             **opts)
+        if res.nonfinite:
+            raise ValueError(
+                f"SMO diverged at iteration {res.n_iter}: the gradient is not finite; the kernel "
+                "values are too large for float64 (max |K_ij| about "
+                f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
+            )
+        return _as_result(res, C * s)
+
     def _validate_test_X(self, X: Any) -> np.ndarray:
         X, _ = validate_X(X, "X", estimator=type(self).__name__)
         if X.shape[1] != self.n_features_in_:
@@ -1039,14 +1182,6 @@ class SVC(ParamsMixin):
         from ._ovo import validate_labels
 
         classes, cls = validate_labels(y, n, estimator=type(self).__name__)
-        need_mb = n * n * 8 / 2**20
-        if need_mb > float(self.gram_limit_mb):
-            raise ValueError(
-                f"the training Gram matrix for n={n} samples needs {need_mb:.0f} MiB "
-                f"(n**2 * 8 bytes), more than gram_limit_mb={self.gram_limit_mb}; "
-                "raise gram_limit_mb if you have the memory, or subsample"
-            )
-
         # libsvm's order: class 0 first, then class 1, each in input order
         # (svm_group_classes); reversed here so that numpy's first-index argmax
         # breaks ties as libsvm's last-index loops do.
@@ -1064,10 +1199,8 @@ class SVC(ParamsMixin):
         self._set_kernel(X)
         if classes.shape[0] > 2:
             return self._fit_ovo(X, classes, cls)
-        H, QD, const_diag, scale = self._training_h(X, order)
-        res = _smo_core(H, y_int, QD, const_diag, float(self.C), float(self.tol),
-                        _check_max_iter(self.max_iter), scale)
-        del H
+        res = self._dual(X, self._training_gram(X), order, y_int, float(self.C),
+                         float(self.tol), _check_max_iter(self.max_iter))
 
         alpha = np.empty(n)
         alpha[order] = res.alpha
@@ -1086,6 +1219,7 @@ class SVC(ParamsMixin):
         self.n_iter_ = int(res.n_iter)
         self.objective_ = float(res.objective)
         self.gap_ = float(res.gap)
+        self.solver_stats_ = res.stats
         self.shape_fit_ = X.shape
         self.n_features_in_ = X.shape[1]
         if self.kernel == "precomputed":

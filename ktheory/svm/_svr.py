@@ -51,11 +51,11 @@ from ._input import (
     validate_X,
 )
 from ._smo import (
+    DEFAULT_CACHE_MB,
     DEFAULT_GRAM_LIMIT_MB,
     SVC,
     _check_max_iter,
     _checked_symmetric,
-    _smo_core,
 )
 
 __all__ = ["SVR"]
@@ -118,13 +118,19 @@ class SVR(ParamsMixin):
         least half the range of the targets (minus ``tol / 2``) leaves every
         dual variable at 0: ``f`` is then the constant
         ``(max z + min z) / 2`` (libsvm's midpoint rule).
+    shrinking : bool, default True
+        libsvm's shrinking heuristic, as in :class:`SVC`.
+    cache_size : float, default 200
+        MiB of kernel rows to keep, as in :class:`SVC` (rows of the ``n``
+        samples; the ``2n`` variables share them).
+    verbose : bool, default False
+        Report the progress of long fits, as in :class:`SVC`.
     max_iter : int, default -1
         Iteration limit, ``-1`` for none. A limit you set that is reached
         issues a :class:`ConvergenceWarning` and sets ``fit_status_ = 1``.
     gram_limit_mb : float, default 2048
-        Refuse to build a training Gram matrix larger than this many MiB
-        (``n**2 * 8`` bytes), as in :class:`SVC`. (Not a parameter of
-        scikit-learn's SVR.)
+        For a callable kernel, refuse a training Gram matrix larger than this
+        many MiB, as in :class:`SVC`. (Not a parameter of scikit-learn's SVR.)
 
     Attributes
     ----------
@@ -154,6 +160,9 @@ class SVR(ParamsMixin):
         minus the book's maximised dual ``W(alpha, alpha*)``.
     gap_ : float
         Final maximal violation (``< tol`` when ``fit_status_ == 0``).
+    solver_stats_ : dict
+        The solver's record (cache hits, misses, evictions, shrinking steps,
+        history of the active set), as :attr:`SVC.solver_stats_`.
     shape_fit_ : tuple
         Shape of the training ``X``.
     n_features_in_ : int
@@ -165,8 +174,9 @@ class SVR(ParamsMixin):
     converted (a precomputed float32 Gram matrix is checked for symmetry to
     float32's rounding level), complex refused. The target must be a finite
     real 1-D vector (a column vector is flattened with a warning); a constant
-    target is valid and its fit is that constant. The training Gram matrix is
-    held in memory (``n**2 * 8`` bytes, once; the ``2n`` dual needs no more).
+    target is valid and its fit is that constant. Kernel rows are computed on
+    demand and cached (``cache_size``); the ``2n`` dual reads rows of the
+    ``n`` samples and never forms a ``2n x 2n`` (or ``n x n``) matrix.
 
     ``tol`` is absolute, in the units of the targets (as in libsvm). A problem
     whose scale ``max(|z|, epsilon)`` lies beyond ``1e100`` or below ``1e-100``
@@ -204,6 +214,9 @@ class SVR(ParamsMixin):
         tol: float = 1e-3,
         C: float = 1.0,
         epsilon: float = 0.1,
+        shrinking: bool = True,
+        cache_size: float = DEFAULT_CACHE_MB,
+        verbose: bool = False,
         max_iter: int = -1,
         gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
     ) -> None:
@@ -214,6 +227,9 @@ class SVR(ParamsMixin):
         self.tol = tol
         self.C = C
         self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
 
@@ -240,7 +256,8 @@ class SVR(ParamsMixin):
     _set_kernel = SVC._set_kernel
     _gram = SVC._gram
     _kernel_name = SVC._kernel_name
-    _training_h = SVC._training_h
+    _training_gram = SVC._training_gram
+    _dual = SVC._dual
     _validate_test_X = SVC._validate_test_X
 
     def _check_multiclass_params(self) -> None:
@@ -291,13 +308,6 @@ class SVR(ParamsMixin):
         X, in_dtype = validate_X(X, "X", estimator=name)
         n = X.shape[0]
         z = _validate_target(y, n, estimator=name)
-        need_mb = n * n * 8 / 2**20
-        if need_mb > float(self.gram_limit_mb):
-            raise ValueError(
-                f"the training Gram matrix for n={n} samples needs {need_mb:.0f} MiB "
-                f"(n**2 * 8 bytes), more than gram_limit_mb={self.gram_limit_mb}; "
-                "raise gram_limit_mb if you have the memory, or subsample"
-            )
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:
                 raise ValueError(
@@ -311,7 +321,6 @@ class SVR(ParamsMixin):
         # the -1 half first), so that numpy's first-index ties are libsvm's last-index ties.
         order = np.arange(n)[::-1].copy()
         self._set_kernel(X)
-        H, QD, const_diag, scale = self._training_h(X, order)
         eps, C = float(self.epsilon), float(self.C)
         # The dual is homogeneous: (z, eps, C, tol) -> (z, eps, C, tol) / t divides alpha and
         # b by t and the objective by t**2. Problems whose scale t = max(|z|, eps) is beyond
@@ -323,9 +332,8 @@ class SVR(ParamsMixin):
         zr = z[order] / t
         y2 = np.concatenate([-np.ones(n), np.ones(n)])
         p = np.concatenate([eps / t + zr, eps / t - zr])
-        res = _smo_core(H, y2, QD, const_diag, C / t, float(self.tol) / t,
-                        _check_max_iter(self.max_iter), scale, p=p)
-        del H
+        res = self._dual(X, self._training_gram(X), np.concatenate([order, order]), y2, C / t,
+                         float(self.tol) / t, _check_max_iter(self.max_iter), p=p)
 
         alpha = np.empty(n)
         alpha_star = np.empty(n)
@@ -349,6 +357,7 @@ class SVR(ParamsMixin):
         self.fit_status_ = 0 if res.converged else 1
         self.objective_ = float(res.objective) * t * t
         self.gap_ = float(res.gap)
+        self.solver_stats_ = res.stats
         self.shape_fit_ = X.shape
         self.n_features_in_ = X.shape[1]
         if self.kernel == "precomputed":

@@ -430,9 +430,14 @@ add(FIT, "param-range", fit(X0, Y0, max_iter=5), "ok", warns=ConvergenceWarning,
 add(FIT, "param-range", fit(X0, Y0, tol=3.0), "ok",
     check=lambda est: (est.support_.size == 0 and np.all(est.decision_function(XT) == est.intercept_[0]))
     or pytest.fail("no-SV model"), note="tol 3 no SV")
-add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.arange(20000) % 2), "ValueError", r"gram_limit_mb=2048",
-    note="n=20000 default limit")
-add(FIT, "huge-size", fit(X0, Y0, gram_limit_mb=1e-3), "ValueError", r"gram_limit_mb=0.001", note="tiny limit")
+X_LINE = np.arange(20000.0)[:, None]
+add(FIT, "huge-size", fit(X_LINE, (X_LINE[:, 0] >= 10000).astype(int)), "ok",
+    check=lambda est: (est.score(X_LINE, X_LINE[:, 0] >= 10000) == 1.0) or pytest.fail("score"),
+    note="n=20000 rbf: rows on demand, no n x n matrix")
+add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.arange(20000) % 2, kernel=lambda A, B: A @ B.T),
+    "ValueError", r"gram_limit_mb=2048", note="n=20000 callable: its Gram matrix refused up front")
+add(FIT, "huge-size", fit(X0, Y0, kernel=lambda A, B: A @ B.T, gram_limit_mb=1e-3), "ValueError",
+    r"gram_limit_mb=0.001", note="tiny limit, callable")
 
 
 class _Rescaled:

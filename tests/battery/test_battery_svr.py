@@ -257,9 +257,13 @@ add(FIT, "param-range", fit(X0, Z0, epsilon=0.0), "ok", check=_same_as_sklearn(X
 add(FIT, "param-range", fit(X0, Z0, C=100.0, epsilon=0.0, max_iter=5), "ok",
     check=lambda est: (est.fit_status_ == 1) or pytest.fail("fit_status_"), warns=ConvergenceWarning,
     note="max_iter reached warns")
-add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.zeros(20000)), "ValueError", r"gram_limit_mb=2048",
-    note="n=20000 refused up front")
-add(FIT, "huge-size", fit(X0, Z0, gram_limit_mb=1e-3), "ValueError", r"gram_limit_mb=0.001", note="tiny limit")
+add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.full(20000, 2.5)), "ok",
+    check=lambda est: (est.support_.size == 0 and est.intercept_[0] == 2.5) or pytest.fail("constant"),
+    note="n=20000 rbf: rows on demand, no n x n matrix")
+add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.zeros(20000), kernel=lambda A, B: A @ B.T),
+    "ValueError", r"gram_limit_mb=2048", note="n=20000 callable: its Gram matrix refused up front")
+add(FIT, "huge-size", fit(X0, Z0, kernel=lambda A, B: A @ B.T, gram_limit_mb=1e-3), "ValueError",
+    r"gram_limit_mb=0.001", note="tiny limit, callable")
 
 # ---- SVR.predict / SVR.score ---------------------------------------------------------------
 RBF = _fitted()
