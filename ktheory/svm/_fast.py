@@ -26,13 +26,15 @@ libsvm's ``Solver`` runs it, so that it scales:
   ~10 microseconds of numpy call overhead of the reference.
 
 Two problem layouts share the code. Classification (``svr=False``): variable
-``t`` is sample ``base[t]``; the cache holds rows of ``Q`` keyed by *position*,
+``t`` is sample ``base[t]``; the cache holds kernel rows keyed by *position*,
 each the prefix of the row over the first ``len`` positions (a row computed
 while the active set was short is short); a swap of two positions swaps the
 two entries in every cached row, as libsvm's ``Cache::swap_index``. Regression
 (``svr=True``, libsvm's ``SVR_Q``): ``2n`` variables on ``n`` samples, the cache
-holds whole kernel rows keyed by *sample*, and a row of ``Q`` is assembled from
-one of them into one of two buffers.
+holds whole kernel rows keyed by *sample*, and the row over the ``2n`` variables is gathered from
+one of them into one of two buffers. Rows hold kernel values, not ``Q = (y y^T) * K``:
+the curvature ``K_ii + K_tt - 2 K_it`` needs no signs, and the gradient step of
+``v_t = -y_t grad_t`` is ``-(y_i dalpha_i K_ti + y_j dalpha_j K_tj)``, no sign of ``t``.
 
 Kernel values are kept in float64 (libsvm keeps ``float``): the cache holds half
 as many entries per MiB as libsvm's, and the gradient carries no single-precision
@@ -62,7 +64,7 @@ _TAU = 1e-12
 _LOWER, _FREE, _UPPER = 0, 1, 2
 # integer state (istate): positions
 (_IT, _COUNTER, _ACTIVE, _UNSHRINK, _NEXTBUF, _STATUS, _SVR, _SHRINK, _CONSTD, _NSHRINK,
- _NUNSHRINK, _NHIST) = range(12)
+ _NUNSHRINK, _NHIST, _NRECON) = range(13)
 #: Rows of the history (iteration, active set size, violation), one per shrinking check.
 _HIST_CAP = 10_000
 # cache counters (cint): positions
@@ -226,19 +228,23 @@ def _cache_swap(i: int, j: int, cache: Any) -> None:
 @njit(cache=True)
 def _get_q(i: int, length: int, kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray,
            Kpre: np.ndarray, prob: Any, cache: Any, buf: np.ndarray, ident: np.ndarray,
-           ones: np.ndarray, istate: np.ndarray) -> np.ndarray:
-    """Row ``i`` of ``Q`` over the positions ``0 .. length-1`` (a view; valid until the
-    next-but-one call)."""
+           ones: np.ndarray, istate: np.ndarray) -> int:
+    """Kernel values ``K(x_base[i], x_base[t])`` for the positions ``t < length``: row ``r``
+    of ``pool`` (classification) or of ``buf`` (SVR), valid until the next-but-one call.
+    The row of ``Q`` is ``y_i y_t`` times it; the loops put the signs in where needed.
+
+    The general (slow) path: :func:`_solve` reads cache hits itself, without a call (a
+    call that passes arrays costs numba's reference counting, more than a hit)."""
     base, y = prob[0], prob[1]
     pool = cache[0]
     if istate[_SVR] == 0:
         s, start = _cache_row(i, length, cache)
         row = pool[s]
         if start < length:
-            if not _fill(kind, X, sq, kp, Kpre, base[i], base, y, y[i], start, length, row):
+            if not _fill(kind, X, sq, kp, Kpre, base[i], base, ones, 1.0, start, length, row):
                 istate[_STATUS] = _NONFINITE
             cache[3][i] = length
-        return row
+        return s
     # SVR: a whole kernel row of sample base[i], then Q_it = y_i y_t K[base_i, base_t]
     a = base[i]
     n = ident.shape[0]
@@ -251,10 +257,9 @@ def _get_q(i: int, length: int, kind: int, X: np.ndarray, sq: np.ndarray, kp: np
     nb = istate[_NEXTBUF]
     istate[_NEXTBUF] = 1 - nb
     out = buf[nb]
-    yi = y[i]
     for t in range(length):
-        out[t] = yi * y[t] * krow[base[t]]
-    return out
+        out[t] = krow[base[t]]
+    return nb
 
 
 @njit(cache=True)
@@ -264,13 +269,13 @@ def _swap(i: int, j: int, prob: Any, cache: Any, istate: np.ndarray) -> None:
     tb = base[i]
     base[i] = base[j]
     base[j] = tb
-    for k in range(1, 7):      # y, p, QD, alpha, G, G_bar: float64 arrays
+    for k in range(1, 8):      # y, p, QD, alpha, U, L, G_bar: float64 arrays
         arr = prob[1] if k == 1 else prob[2] if k == 2 else prob[3] if k == 3 else (
-            prob[4] if k == 4 else prob[5] if k == 5 else prob[6])
+            prob[4] if k == 4 else prob[5] if k == 5 else prob[6] if k == 6 else prob[7])
         tmp = arr[i]
         arr[i] = arr[j]
         arr[j] = tmp
-    status, active_set = prob[7], prob[8]
+    status, active_set = prob[8], prob[9]
     ts = status[i]
     status[i] = status[j]
     status[j] = ts
@@ -283,58 +288,79 @@ def _swap(i: int, j: int, prob: Any, cache: Any, istate: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------------
 # the solver
+#
+# The gradient is held as v_t = -y_t grad_t, twice, as in the reference: U_t = v_t for t
+# in I_up (else -inf) and L_t = v_t for t in I_low (else +inf). The selection is then a
+# branch-free max over U and a pass over L, and a gradient step adds the same change to
+# both (-inf and +inf absorb it). Every variable is in I_up or I_low, so v_t is U_t or L_t.
 # ---------------------------------------------------------------------------
-@njit(cache=True)
-def _status_of(a: float, C: float) -> int:
-    if a >= C:
-        return _UPPER
-    if a <= 0.0:
-        return _LOWER
-    return _FREE
+@njit(cache=True, inline="always")
+def _v(U: np.ndarray, L: np.ndarray, t: int) -> float:
+    u = U[t]
+    return u if u != -np.inf else L[t]
+
+
+@njit(cache=True, inline="always")
+def _put_v(U: np.ndarray, L: np.ndarray, y: np.ndarray, status: np.ndarray, t: int,
+           v: float) -> None:
+    """Store ``v_t`` in ``U`` and/or ``L`` according to ``t``'s index sets."""
+    st = status[t]
+    if y[t] > 0:
+        U[t] = v if st != _UPPER else -np.inf
+        L[t] = v if st != _LOWER else np.inf
+    else:
+        U[t] = v if st != _LOWER else -np.inf
+        L[t] = v if st != _UPPER else np.inf
 
 
 @njit(cache=True)
 def _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -> None:
     """Rebuild the gradient of the inactive variables (libsvm's ``reconstruct_gradient``)."""
-    p, alpha, G, gbar, status = prob[2], prob[4], prob[5], prob[6], prob[7]
-    l = G.shape[0]
+    y, p, alpha, U, L, gbar, status = (prob[1], prob[2], prob[4], prob[5], prob[6], prob[7],
+                                       prob[8])
+    M = buf if istate[_SVR] != 0 else cache[0]
+    l = U.shape[0]
     active = istate[_ACTIVE]
     if active == l:
         return
+    istate[_NRECON] += 1
+    G = np.empty(l - active)
     for t in range(active, l):
-        G[t] = gbar[t] + p[t]
+        G[t - active] = gbar[t] + p[t]
     nr_free = 0
     for t in range(active):
         if status[t] == _FREE:
             nr_free += 1
     if nr_free * l > 2 * active * (l - active):
         for i in range(active, l):
-            Qi = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+            r = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
             acc = 0.0
             for t in range(active):
                 if status[t] == _FREE:
-                    acc += alpha[t] * Qi[t]
-            G[i] += acc
+                    acc += alpha[t] * y[t] * M[r, t]
+            G[i - active] += y[i] * acc
     else:
         for i in range(active):
             if status[i] == _FREE:
-                Qi = _get_q(i, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-                ai = alpha[i]
+                r = _get_q(i, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+                ai = alpha[i] * y[i]
                 for t in range(active, l):
-                    G[t] += ai * Qi[t]
+                    G[t - active] += ai * y[t] * M[r, t]
+    for t in range(active, l):
+        _put_v(U, L, y, status, t, -y[t] * G[t - active])
 
 
 @njit(cache=True)
-def _be_shrunk(t: int, y: np.ndarray, G: np.ndarray, status: np.ndarray, gmax1: float,
+def _be_shrunk(t: int, y: np.ndarray, G: float, status: np.ndarray, gmax1: float,
                gmax2: float) -> bool:
     if status[t] == _UPPER:
         if y[t] > 0:
-            return -G[t] > gmax1
-        return -G[t] > gmax2
+            return -G > gmax1
+        return -G > gmax2
     if status[t] == _LOWER:
         if y[t] > 0:
-            return G[t] > gmax2
-        return G[t] > gmax1
+            return G > gmax2
+        return G > gmax1
     return False
 
 
@@ -342,33 +368,30 @@ def _be_shrunk(t: int, y: np.ndarray, G: np.ndarray, status: np.ndarray, gmax1: 
 def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -> None:
     """libsvm's ``do_shrinking``: unshrink once when the violation is below ``10 eps``,
     then move the variables that will stay at their bound behind the active set."""
-    y, G, status = prob[1], prob[5], prob[7]
+    y, U, L, status = prob[1], prob[5], prob[6], prob[8]
     gmax1 = -np.inf    # max of -y G over I_up
     gmax2 = -np.inf    # max of  y G over I_low
     active = istate[_ACTIVE]
     for t in range(active):
-        if y[t] > 0:
-            if status[t] != _UPPER and -G[t] >= gmax1:
-                gmax1 = -G[t]
-            if status[t] != _LOWER and G[t] >= gmax2:
-                gmax2 = G[t]
-        else:
-            if status[t] != _UPPER and -G[t] >= gmax2:
-                gmax2 = -G[t]
-            if status[t] != _LOWER and G[t] >= gmax1:
-                gmax1 = G[t]
+        u = U[t]
+        if u > gmax1:
+            gmax1 = u
+        w = -L[t]
+        if w > gmax2:
+            gmax2 = w
     if istate[_UNSHRINK] == 0 and gmax1 + gmax2 <= eps * 10.0:
         istate[_UNSHRINK] = 1
         _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-        istate[_ACTIVE] = G.shape[0]
+        istate[_ACTIVE] = U.shape[0]
         istate[_NUNSHRINK] += 1
     active = istate[_ACTIVE]
     t = 0
     while t < active:
-        if _be_shrunk(t, y, G, status, gmax1, gmax2):
+        if _be_shrunk(t, y, -y[t] * _v(U, L, t), status, gmax1, gmax2):
             active -= 1
             while active > t:
-                if not _be_shrunk(active, y, G, status, gmax1, gmax2):
+                if not _be_shrunk(active, y, -y[active] * _v(U, L, active), status, gmax1,
+                                  gmax2):
                     _swap(t, active, prob, cache, istate)
                     break
                 active -= 1
@@ -379,126 +402,192 @@ def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -
 
 
 @njit(cache=True)
-def _select(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate,
-            fstate) -> tuple:
-    """Working-set selection WSS3 over the active set: ``(i, j)`` or ``(-1, -1)`` when the
-    active set is optimal to ``eps``. The violation ``m - M`` goes to ``fstate[2]``."""
-    y, QD, G, status = prob[1], prob[3], prob[5], prob[7]
-    active = istate[_ACTIVE]
-    gmax = -np.inf
-    imax = -1
-    for t in range(active):
-        if y[t] > 0:
-            if status[t] != _UPPER:
-                v = -G[t]
-                if v > gmax:
-                    gmax = v
-                    imax = t
-        elif status[t] != _LOWER:
-            v = G[t]
-            if v > gmax:
-                gmax = v
-                imax = t
-    if imax < 0:
-        fstate[2] = -np.inf
-        return -1, -1
-    Qi = _get_q(imax, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-    yi = y[imax]
-    qdi = QD[imax]
-    gmin = np.inf
-    jbest = -1
-    best = 0.0
-    for t in range(active):
-        if y[t] > 0:
-            if status[t] == _LOWER:
-                continue
-            v = -G[t]
-        else:
-            if status[t] == _UPPER:
-                continue
-            v = G[t]
-        if v < gmin:
-            gmin = v
-        b = gmax - v
-        if b > 0.0:
-            a = qdi + QD[t] - 2.0 * yi * y[t] * Qi[t]
-            if a < _TAU:
-                a = _TAU
-            obj = b * b / a
-            if obj > best:
-                best = obj
-                jbest = t
-    gap = gmax - gmin
-    fstate[2] = gap
-    if not (gap < np.inf):       # NaN or inf: the gradient overflowed
-        istate[_STATUS] = _NONFINITE
-        return -1, -1
-    if gap < eps or jbest < 0:
-        return -1, -1
-    return imax, jbest
-
-
-@njit(cache=True)
 def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones,
            istate, fstate, hist) -> None:
     """Run the iteration until convergence, ``max_iter`` updates, a non-finite value, or
-    ``stop_iter`` updates (then return with the state saved, status ``_RUNNING``)."""
-    y, p, QD, alpha, G, gbar, status = (prob[1], prob[2], prob[3], prob[4], prob[5],
-                                        prob[6], prob[7])
-    l = G.shape[0]
+    ``stop_iter`` updates (then return with the state saved, status ``_RUNNING``).
+
+    One function, with the working-set selection, the cache hits and the updates written
+    out in its loop: numba counts references of the arrays passed to a call (even an
+    inlined one), which costs more than a cache hit; the rare paths are calls."""
+    base, y, p, QD, alpha, U, L, gbar, status, active_set = prob
+    pool, slot_of, key_of, row_len, prev, nxt, free, cint = cache
+    l = U.shape[0]
+    n = ident.shape[0]
+    svr = istate[_SVR] != 0
+    M = buf if svr else pool           # rows of K are read from M[r, :]
+    head = prev.shape[0] - 1           # the LRU list's sentinel
     const_diag = istate[_CONSTD] != 0
+    recheck = False                    # selecting again after reconstructing the gradient
     while True:
-        if istate[_IT] >= stop_iter and istate[_IT] < max_iter:
-            return
-        istate[_COUNTER] -= 1
-        if istate[_COUNTER] == 0:
-            istate[_COUNTER] = min(l, 1000)
-            if istate[_SHRINK] != 0:
-                _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-            h = istate[_NHIST]
-            if h < hist.shape[0]:
-                hist[h, 0] = istate[_IT]
-                hist[h, 1] = istate[_ACTIVE]
-                hist[h, 2] = fstate[2]
-                istate[_NHIST] = h + 1
-        i, j = _select(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate,
-                       fstate)
-        if istate[_STATUS] == _NONFINITE:
-            return
-        if i < 0:
-            _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-            istate[_ACTIVE] = l
-            i, j = _select(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate,
-                           fstate)
+        if not recheck:
+            if istate[_IT] >= stop_iter and istate[_IT] < max_iter:
+                return
+            istate[_COUNTER] -= 1
+            if istate[_COUNTER] == 0:
+                istate[_COUNTER] = min(l, 1000)
+                if istate[_SHRINK] != 0:
+                    _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+                h = istate[_NHIST]
+                if h < hist.shape[0]:
+                    hist[h, 0] = istate[_IT]
+                    hist[h, 1] = istate[_ACTIVE]
+                    hist[h, 2] = fstate[2]
+                    istate[_NHIST] = h + 1
+        active = istate[_ACTIVE]
+        # --- working-set selection (WSS3): i maximises v over I_up ----------------------
+        gmax = -np.inf
+        i = -1
+        for t in range(active):
+            u = U[t]
+            if u > gmax:
+                gmax = u
+                i = t
+        j = -1
+        ri = -1
+        gap = -np.inf
+        if i >= 0:
+            # row i (a cache hit read here; anything else through _get_q)
+            if svr:
+                a = base[i]
+                s = slot_of[a]
+                if s >= 0 and row_len[a] >= n:
+                    pp = prev[s]
+                    qq = nxt[s]
+                    nxt[pp] = qq
+                    prev[qq] = pp
+                    last = prev[head]
+                    nxt[last] = s
+                    prev[s] = last
+                    nxt[s] = head
+                    prev[head] = s
+                    cint[_HITS] += 1
+                    ri = istate[_NEXTBUF]
+                    istate[_NEXTBUF] = 1 - ri
+                    for t in range(active):
+                        buf[ri, t] = pool[s, base[t]]
+                else:
+                    ri = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
+                                ones, istate)
+            else:
+                s = slot_of[i]
+                if s >= 0 and row_len[i] >= active:
+                    pp = prev[s]
+                    qq = nxt[s]
+                    nxt[pp] = qq
+                    prev[qq] = pp
+                    last = prev[head]
+                    nxt[last] = s
+                    prev[s] = last
+                    nxt[s] = head
+                    prev[head] = s
+                    cint[_HITS] += 1
+                    ri = s
+                else:
+                    ri = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
+                                ones, istate)
             if istate[_STATUS] == _NONFINITE:
                 return
-            if i < 0:
+            # j maximises b^2 / a over t in I_low with b = m - v_t > 0
+            qdi = QD[i]
+            gmin = np.inf
+            best = 0.0
+            for t in range(active):
+                v = L[t]
+                if v < gmin:
+                    gmin = v
+                b = gmax - v
+                if b > 0.0:                 # a candidate (L_t = +inf never is)
+                    a2 = qdi + QD[t] - 2.0 * M[ri, t]
+                    if a2 < _TAU:
+                        a2 = _TAU
+                    bb = b * b
+                    if bb > best * a2:      # b^2 / a > best, without a division per t
+                        best = bb / a2
+                        j = t
+            gap = gmax - gmin
+        fstate[2] = gap
+        if i >= 0 and not (gap < np.inf):     # NaN or inf: the gradient overflowed
+            istate[_STATUS] = _NONFINITE
+            return
+        if gap < eps or j < 0:
+            if recheck:
                 istate[_STATUS] = _CONVERGED
                 return
-            istate[_COUNTER] = 1      # shrink at the next iteration
+            # optimal on the active set: rebuild the whole gradient and select again
+            _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+            istate[_ACTIVE] = l
+            recheck = True
+            continue
+        if recheck:
+            recheck = False
+            istate[_COUNTER] = 1               # shrink at the next iteration
         if istate[_IT] >= max_iter:
             istate[_STATUS] = _MAXITER
             _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
             istate[_ACTIVE] = l
             return
         istate[_IT] += 1
-        active = istate[_ACTIVE]
-        Qi = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-        Qj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+        # --- row j -------------------------------------------------------------------
+        if svr:
+            a = base[j]
+            s = slot_of[a]
+            if s >= 0 and row_len[a] >= n:
+                pp = prev[s]
+                qq = nxt[s]
+                nxt[pp] = qq
+                prev[qq] = pp
+                last = prev[head]
+                nxt[last] = s
+                prev[s] = last
+                nxt[s] = head
+                prev[head] = s
+                cint[_HITS] += 1
+                rj = istate[_NEXTBUF]
+                istate[_NEXTBUF] = 1 - rj
+                for t in range(active):
+                    buf[rj, t] = pool[s, base[t]]
+            else:
+                rj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones,
+                            istate)
+        else:
+            s = slot_of[j]
+            if s >= 0 and row_len[j] >= active:
+                pp = prev[s]
+                qq = nxt[s]
+                nxt[pp] = qq
+                prev[qq] = pp
+                last = prev[head]
+                nxt[last] = s
+                prev[s] = last
+                nxt[s] = head
+                prev[head] = s
+                cint[_HITS] += 1
+                rj = s
+            else:
+                rj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones,
+                            istate)
         if istate[_STATUS] == _NONFINITE:
             return
+        # --- the two-variable subproblem, libsvm's clipping ----------------------------
+        yi = y[i]
+        yj = y[j]
+        ui_ = U[i]
+        uj_ = U[j]
+        Gi = -yi * (ui_ if ui_ != -np.inf else L[i])
+        Gj = -yj * (uj_ if uj_ != -np.inf else L[j])
         ai_old = alpha[i]
         aj_old = alpha[j]
         ai = ai_old
         aj = aj_old
-        if y[i] != y[j]:
-            quad = QD[i] + QD[j] + 2.0 * Qi[j]
-            if const_diag:
-                if quad < _TAU:
-                    quad = _TAU
-            elif quad <= 0.0:
+        quad = QD[i] + QD[j] - 2.0 * M[ri, j]         # K_ii + K_jj - 2 K_ij
+        if const_diag:
+            if quad < _TAU:
                 quad = _TAU
-            delta = (-G[i] - G[j]) / quad
+        elif quad <= 0.0:
+            quad = _TAU
+        if yi != yj:
+            delta = (-Gi - Gj) / quad
             diff = ai - aj
             ai += delta
             aj += delta
@@ -517,50 +606,56 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                 aj = C
                 ai = C + diff
         else:
-            quad = QD[i] + QD[j] - 2.0 * Qi[j]
-            if const_diag:
-                if quad < _TAU:
-                    quad = _TAU
-            elif quad <= 0.0:
-                quad = _TAU
-            delta = (G[i] - G[j]) / quad
-            s = ai + aj
+            delta = (Gi - Gj) / quad
+            sm = ai + aj
             ai -= delta
             aj += delta
-            if s > C:
+            if sm > C:
                 if ai > C:
                     ai = C
-                    aj = s - C
+                    aj = sm - C
             elif aj < 0.0:
                 aj = 0.0
-                ai = s
-            if s > C:
+                ai = sm
+            if sm > C:
                 if aj > C:
                     aj = C
-                    ai = s - C
+                    ai = sm - C
             elif ai < 0.0:
                 ai = 0.0
-                aj = s
+                aj = sm
         alpha[i] = ai
         alpha[j] = aj
-        dai = ai - ai_old
-        daj = aj - aj_old
+        # --- gradient: v_t -= y_t (Q_ti dai + Q_tj daj) = ci K_ti + cj K_tj ------------
+        ci = yi * (ai - ai_old)
+        cj = yj * (aj - aj_old)
         for t in range(active):
-            G[t] += Qi[t] * dai + Qj[t] * daj
-        ui = status[i] == _UPPER
-        uj = status[j] == _UPPER
-        status[i] = _status_of(ai, C)
-        status[j] = _status_of(aj, C)
-        if ui != (status[i] == _UPPER):
-            Qi = _get_q(i, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-            c = -C if ui else C
-            for t in range(l):
-                gbar[t] += c * Qi[t]
-        if uj != (status[j] == _UPPER):
-            Qj = _get_q(j, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
-            c = -C if uj else C
-            for t in range(l):
-                gbar[t] += c * Qj[t]
+            d = M[ri, t] * ci + M[rj, t] * cj
+            U[t] -= d
+            L[t] -= d
+        # --- index sets of i and j, and G_bar ------------------------------------------
+        for k in range(2):
+            t = i if k == 0 else j
+            at = ai if k == 0 else aj
+            st_old = status[t]
+            st_new = _UPPER if at >= C else (_LOWER if at <= 0.0 else _FREE)
+            if st_new == st_old:
+                continue
+            u = U[t]
+            vt = u if u != -np.inf else L[t]
+            status[t] = st_new
+            yt = y[t]
+            if yt > 0:
+                U[t] = vt if st_new != _UPPER else -np.inf
+                L[t] = vt if st_new != _LOWER else np.inf
+            else:
+                U[t] = vt if st_new != _LOWER else -np.inf
+                L[t] = vt if st_new != _UPPER else np.inf
+            if (st_old == _UPPER) != (st_new == _UPPER):
+                r = _get_q(t, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+                c = -C * yt if st_old == _UPPER else C * yt
+                for q in range(l):
+                    gbar[q] += c * y[q] * M[r, q]
         if istate[_STATUS] == _NONFINITE:
             return
 
@@ -678,11 +773,13 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
     pv = -np.ones(l) if p is None else np.array(p, dtype=np.float64)
     alpha = np.zeros(l)
-    G = pv.copy()
+    v0 = np.where(y > 0, -pv, pv)                 # v = -y grad = -y p at alpha = 0
+    U = np.where(y > 0, v0, -np.inf)              # alpha = 0: I_up = {y = +1}
+    L = np.where(y > 0, np.inf, v0)               #            I_low = {y = -1}
     gbar = np.zeros(l)
     status = np.zeros(l, dtype=np.int8)
     active_set = np.arange(l, dtype=np.int64)
-    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, G, gbar, status, active_set)
+    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set)
 
     n_keys = n if svr else l
     row_len = n if svr else l
@@ -695,8 +792,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
              np.array([nslots, 0, 0, 0], dtype=np.int64))
     buf = np.empty((2, l)) if svr else np.empty((2, 1))
     ident = np.arange(n, dtype=np.int64) if svr else np.zeros(1, dtype=np.int64)
-    ones = np.ones(n) if svr else np.ones(1)
-    istate = np.zeros(12, dtype=np.int64)
+    ones = np.ones(max(n, l))
+    istate = np.zeros(13, dtype=np.int64)
     hist = np.empty((_HIST_CAP, 3))
     istate[_COUNTER] = min(l, 1000) + 1
     istate[_ACTIVE] = l
@@ -728,8 +825,10 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     out_alpha = np.empty(l)
     out_G = np.empty(l)
     out_alpha[active_set] = alpha
-    out_G[active_set] = G
-    nonfinite = istate[_STATUS] == _NONFINITE
+    yp = prob[1]
+    out_G[active_set] = -yp * np.where(U != -np.inf, U, L)
+    # a NaN gradient can also hide from the selection (NaN > m is false): check all of it
+    nonfinite = istate[_STATUS] == _NONFINITE or not bool(np.all(np.isfinite(out_G)))
     pos = y > 0
     v = np.where(pos, -out_G, out_G)          # v = -y G
     gap = _violation(out_alpha, v, pos, Cs)
@@ -739,7 +838,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
         obj = obj / scale
     return FastResult(alpha=out_alpha, grad=out_G, intercept=b, objective=obj,
                       n_iter=int(istate[_IT]), gap=gap,
-                      converged=istate[_STATUS] == _CONVERGED, nonfinite=bool(nonfinite),
+                      converged=istate[_STATUS] == _CONVERGED and not nonfinite,
+                      nonfinite=bool(nonfinite),
                       stats=stats)
 
 
@@ -748,6 +848,7 @@ def _stats(istate: np.ndarray, cache: tuple, nslots: int, row_len: int) -> dict:
     return {"cache_rows": nslots, "row_length": row_len, "hits": int(cint[_HITS]),
             "misses": int(cint[_MISSES]), "evictions": int(cint[_EVICT]),
             "shrink_steps": int(istate[_NSHRINK]), "unshrinks": int(istate[_NUNSHRINK]),
+            "reconstructions": int(istate[_NRECON]),
             "active_size": int(istate[_ACTIVE])}
 
 

@@ -37,9 +37,14 @@ in memory); the iterates are those of libsvm up to rounding (libsvm keeps
 kernel values in single precision) and hence, rarely, a different choice
 between nearly tied candidates.
 
-:class:`SVC` wraps the solver in a scikit-learn-compatible estimator that
-reproduces ``sklearn.svm.SVC`` (which runs libsvm): same class ordering, same
-sample ordering inside the solver, same support vectors, same signs.
+:class:`SVC` is a scikit-learn-compatible estimator that reproduces
+``sklearn.svm.SVC`` (which runs libsvm): same class ordering, same sample
+ordering inside the solver, same support vectors, same signs. It does not call
+:func:`smo_solve`: it runs the same iteration compiled, with kernel rows
+computed on demand and cached and with libsvm's shrinking
+(:mod:`ktheory.svm._fast`), so that memory is ``O(n d)`` plus the cache.
+:func:`smo_solve` stays the readable reference the compiled solver is tested
+against (the same iterates with shrinking off).
 
 The same iteration solves libsvm's general form ``1/2 a^T Q a + p^T a`` (a linear
 term ``p`` instead of ``-e``) and, with ``2n`` labels on an ``n x n`` matrix, the
@@ -278,54 +283,10 @@ def _weights(QD: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray, row0: int) -> None:
-    """``out = w - K_rows`` for the rows ``row0, row0 + 1, ...``; for a constant diagonal
-    the diagonal is set to ``TAU / 2`` and the block clipped at ``TAU / 2`` if needed."""
+    """``out = w - K_rows`` for the rows ``row0, row0 + 1, ...`` (not clipped: ``H`` also
+    updates the gradient, so it must hold the kernel exactly; the curvatures are clipped
+    where they are used)."""
     np.subtract(w, K_rows, out=out)
-    if const_diag:
-        half_tau = 0.5 * TAU
-        r = np.arange(out.shape[0])
-        out[r, r + row0] = half_tau
-        if out.ravel()[out.argmin()] < half_tau:
-            np.maximum(out, half_tau, out=out)
-
-
-def _rbf_h(X: np.ndarray, gamma: float) -> np.ndarray | None:
-    """``H = 1 - K`` for the RBF kernel ``K = exp(-gamma ||x - y||^2)``, clipped at ``TAU / 2``.
-
-    One BLAS product of augmented matrices gives the exponents
-    ``2 gamma <x, y> - gamma ||x||^2 - gamma ||y||^2`` directly (no extra
-    passes for the norms); ``exp`` and ``1 - .`` then run in place over row
-    blocks that fit in cache. The diagonal is set to ``TAU / 2`` (``a_ii = 0``);
-    a block is clipped only if it holds a smaller value (duplicate points).
-    Agrees with ``1 - ktheory.kernels.rbf_kernel(X, gamma=gamma)`` to rounding.
-    Returns None if a value is NaN (the exponents overflowed: ``X`` near ``1e200``).
-    """
-    n, d = X.shape
-    half_tau = 0.5 * TAU
-    sq = np.einsum("ij,ij->i", X, X)
-    A = np.empty((n, d + 2))
-    A[:, :d] = X
-    A[:, d] = sq
-    A[:, d + 1] = 1.0
-    B = np.empty((n, d + 2))
-    np.multiply(X, 2.0 * gamma, out=B[:, :d])
-    B[:, d] = -gamma
-    B[:, d + 1] = -gamma * sq
-    H = np.empty((n, n))
-    np.dot(A, B.T, out=H)
-    step = max(8, min(n, (1 << 17) // max(1, n)))
-    for a in range(0, n, step):
-        blk = H[a:a + step]
-        np.exp(blk, out=blk)
-        np.subtract(1.0, blk, out=blk)
-        r = np.arange(blk.shape[0])
-        blk[r, r + a] = half_tau
-        low = blk.ravel()[blk.argmin()]  # argmin finds a NaN first
-        if low != low:
-            return None
-        if low < half_tau:
-            np.maximum(blk, half_tau, out=blk)
-    return H
 
 
 def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int,
@@ -413,8 +374,8 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
     ``c_i H_i + c_j H_j`` added to both halves of ``U`` and ``L``.
 
     ``H = w[None, :] - K`` where ``w = diag(K)`` if the diagonal is constant
-    (then ``H_it`` is half the curvature ``a_it = K_ii + K_tt - 2 K_it``, and
-    ``H`` is clipped at ``TAU / 2``) and ``w = diag(K) / 2`` otherwise (then
+    (then ``H_it`` is half the curvature ``a_it = K_ii + K_tt - 2 K_it``, used
+    clipped at ``TAU / 2``) and ``w = diag(K) / 2`` otherwise (then
     ``a_it / 2 = H_it + K_ii / 2``). Storing ``H`` instead of ``K`` saves the
     per-iteration work of forming the curvatures, and costs nothing in the
     gradient update: with ``c_t = y_t (alpha_t^new - alpha_t^old)``,
@@ -493,7 +454,8 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         absolute(bb, out=ba)
         multiply(bb, ba, out=bb)             # b |b|: > 0 exactly on the candidates
         if const_diag:
-            divide(bbv, Hi, out=bbv)         # H_i = a_i / 2, already >= tau / 2
+            maximum(Hi, half_tau, out=bc)    # H_i = a_i / 2; a < tau -> tau
+            divide(bbv, bc, out=bbv)
         else:
             add(Hi, QDhl[i], out=bc)         # a_i / 2
             maximum(bc, half_tau, out=bc)    # libsvm: a <= 0 -> tau
@@ -513,7 +475,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         aj_old = aj = al[j]
         Hij = float(Hi[kj])
         quad = 2.0 * Hij if const_diag else 2.0 * (QDhl[i] + Hij)   # K_ii + K_jj - 2 K_ij
-        if quad <= 0.0:
+        if quad < TAU if const_diag else quad <= 0.0:
             quad = TAU
         if yi != yj:
             delta = (-Gi - Gj) / quad
@@ -776,8 +738,9 @@ class SVC(ParamsMixin):
         What the solver did (a list, one per pair, for ``k >= 3``):
         ``cache_rows`` (rows the cache holds), ``row_length``, ``hits``,
         ``misses`` and ``evictions`` of the row cache, ``shrink_steps``
-        (shrinking checks that set variables aside), ``unshrinks``, the final
-        ``active_size``, and ``history``: arrays ``iteration``,
+        (shrinking checks that set variables aside), ``unshrinks``,
+        ``reconstructions`` (rebuilds of the inactive variables' gradient), the
+        final ``active_size``, and ``history``: arrays ``iteration``,
         ``active_size`` and ``violation`` recorded every ``min(n, 1000)``
         iterations (at each shrinking check).
     shape_fit_ : tuple
@@ -1016,61 +979,6 @@ class SVC(ParamsMixin):
     def _check_fitted(self) -> None:
         if not hasattr(self, "dual_coef_"):
             raise not_fitted_error(self)
-
-    def _training_h(self, X: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float]:
-        """Training Gram matrix in libsvm's sample order, stored as ``H = w - K`` (see :func:`_smo_core`).
-
-        Named kernels are evaluated by one call of the kernel from
-        :mod:`ktheory.kernels` (a BLAS matrix product and in-place updates) and
-        turned into ``H`` in place; the only ``n x n`` array is the result.
-        The RBF kernel has its own fused path (:func:`_rbf_h`), and falls back on
-        the kernel function if that overflows. A non-finite Gram matrix is a
-        ``ValueError``. The last value returned is the scale ``s`` the matrix
-        was divided by (see :func:`_tiny_scale`; 1 unless the kernel is tiny).
-        """
-        n = order.shape[0]
-        step = _block_rows(n)
-        if self.kernel == "precomputed":
-            s = _tiny_scale(X)
-            QD = np.array(X[order, order], dtype=np.float64) / s
-            w, const_diag = _weights(QD)
-            H = np.empty((n, n))
-            for a in range(0, n, step):
-                rows = X[order[a:a + step]][:, order]
-                _to_h(rows if s == 1.0 else rows / s, w, const_diag, H[a:a + step], a)
-            return H, QD, const_diag, s
-        Xo = X[order]
-        if callable(self.kernel):
-            K = self._gram(Xo, None, "training data")
-            check_symmetric(K, "the Gram matrix returned by the kernel callable")
-            s = _tiny_scale(K)
-            if s != 1.0:
-                K = K / s  # a new array: never overwrite what the callable returned
-            QD = np.array(np.diagonal(K), dtype=np.float64)
-            w, const_diag = _weights(QD)
-            H = np.empty((n, n))  # never overwrite what the callable returned
-            for a in range(0, n, step):
-                _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
-            return H, QD, const_diag, s
-        if self.kernel == "rbf":
-            with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # NaN -> None
-                H = _rbf_h(Xo, float(self._gamma_))
-            if H is not None:
-                return H, np.ones(n), True, 1.0
-            # the fused exponents overflowed (X near 1e200): evaluate the kernel by
-            # ktheory.kernels.rbf_kernel instead (a NaN there is a ValueError in _gram)
-        # other named kernels: one call of ktheory.kernels (a BLAS product and
-        # in-place updates), then turned into H in place, block by block
-        K = np.ascontiguousarray(self._gram(Xo, None, "training data"), dtype=np.float64)
-        s = _tiny_scale(K)
-        if s != 1.0:
-            K /= s
-        QD = np.array(np.diagonal(K), dtype=np.float64)
-        w, const_diag = _weights(QD)
-        for a in range(0, n, step):
-            _to_h(K[a:a + step], w, const_diag, K[a:a + step], a)
-        H = K
-        return H, QD, const_diag, s
 
     def _training_gram(self, X: np.ndarray) -> np.ndarray | None:
         """The training Gram matrix the solver reads, or None when it computes kernel
