@@ -8,8 +8,8 @@ as the median of a few repeats, the two estimators interleaved (the machine is s
 Prints per-size wall-clock and CPU fit times, the ratios ktheory/sklearn, the numbers of
 iterations and support vectors of both, and the relative difference of the dual
 objectives. On a shared machine the wall-clock times depend on the load (printed);
-the CPU ratio is the steadier figure (sklearn's libsvm runs on one thread; ktheory's
-Gram matrix product may use several BLAS threads, which the CPU time counts).
+the CPU ratio is the steadier figure (both run on one thread). See bench_svm_scale.py for
+the issue-19 table (n up to 50 000, ill-conditioned problems, peak memory).
 
 Run:  .venv/bin/python benchmarks/bench_svc.py
 """
@@ -25,7 +25,6 @@ import numpy as np
 from sklearn.svm import SVC as SkSVC
 
 from ktheory.svm import SVC
-from ktheory.svm._smo import _smo_core
 
 D = 20
 
@@ -82,24 +81,11 @@ def run(n: int, noise: float, C: float, repeats: int) -> tuple[float, float]:
         f"iters {ours.n_iter_:6d}/{int(sk.n_iter_[0]):6d}  nSV {ours.support_.size}/{sk.support_.size}  "
         f"rel.obj.diff {rel:.1e}"
     )
-    # where ktheory's time goes: the Gram matrix (stored as H = 1 - K) and the SMO loop
-    est = SVC(C=C, kernel="rbf", gamma=gamma, tol=1e-3)
-    est._check_params()
-    est._set_kernel(X)
-    order = np.argsort(y, kind="stable")[::-1].copy()  # libsvm's order, reversed (as SVC.fit)
-    y_int = np.where(y[order] == 0, 1.0, -1.0)
-    g_t, l_t = [], []
-    for _ in range(max(1, repeats // 2)):
-        t0 = time.perf_counter()
-        H, QD, const_diag, _ = est._training_h(X, order)
-        t1 = time.perf_counter()
-        res = _smo_core(H, y_int, QD, const_diag, C, 1e-3, 10**7)
-        t2 = time.perf_counter()
-        del H
-        g_t.append(t1 - t0)
-        l_t.append(t2 - t1)
-    gt, lt = statistics.median(g_t), statistics.median(l_t)
-    print(f"{'':26s} ktheory split: Gram {gt:6.3f} s, SMO loop {lt:6.3f} s = {lt / res.n_iter * 1e6:5.1f} us/iteration")
+    # what ktheory's compiled solver did: kernel rows computed (misses) and served from the
+    # cache (hits), shrinking checks, and the time per SMO iteration of the whole fit
+    st = ours.solver_stats_
+    print(f"{'':26s} ktheory solver: {st['misses']} rows computed, {st['hits']} cache hits, "
+          f"{st['shrink_steps']} shrinking steps; {to / max(1, ours.n_iter_) * 1e6:5.2f} us/iteration")
     sys.stdout.flush()
     return to, ts
 

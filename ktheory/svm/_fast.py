@@ -235,7 +235,7 @@ def _get_q(i: int, length: int, kind: int, X: np.ndarray, sq: np.ndarray, kp: np
 
     The general (slow) path: :func:`_solve` reads cache hits itself, without a call (a
     call that passes arrays costs numba's reference counting, more than a hit)."""
-    base, y = prob[0], prob[1]
+    base = prob[0]
     pool = cache[0]
     if istate[_SVR] == 0:
         s, start = _cache_row(i, length, cache)
