@@ -98,10 +98,16 @@ def _dot(X: np.ndarray, a: int, b: int) -> float:
 
 @njit(cache=True)
 def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.ndarray,
-          a: int, cols: np.ndarray, ys: np.ndarray, ya: float, start: int, stop: int,
+          ax: int, ak: int, cols: np.ndarray, start: int, stop: int,
           out: np.ndarray) -> bool:
-    """``out[t] = ya * ys[t] * k(x_a, x_cols[t]) / scale`` for ``start <= t < stop``;
-    False if a value is not finite."""
+    """``out[t] = k(x, x') / scale`` for ``start <= t < stop``: for a named kernel between
+    rows ``ax`` and ``t`` of ``X`` (the data in the solver's order, so that a row of the
+    kernel reads ``X`` from front to back), for
+    ``"precomputed"`` ``Kpre[ak, cols[t]]``. False if a value is not finite.
+
+    Each value is computed alone, by the same arithmetic whichever row or part of a row
+    asks for it, so a row computed twice is the same row, bit for bit, and ``K`` is
+    exactly symmetric (a BLAS product would round differently by position)."""
     gamma = kp[0]
     coef0 = kp[1]
     degree = kp[2]
@@ -109,24 +115,24 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
     ok = True
     if kind == 4:
         for t in range(start, stop):
-            v = ya * ys[t] * Kpre[a, cols[t]] * inv
+            v = Kpre[ak, cols[t]] * inv
             out[t] = v
             if not math.isfinite(v):
                 ok = False
         return ok
-    for t in range(start, stop):
-        b = cols[t]
-        dt = _dot(X, a, b)
+    sqa = sq[ax] if kind == 2 else 0.0
+    for k in range(stop - start):
+        dt = _dot(X, ax, start + k)     # the same sum, in the same order, for (a, b), (b, a)
         if kind == 0:
             v = dt
         elif kind == 1:
             v = (gamma * dt + coef0) ** degree
         elif kind == 2:
-            v = math.exp(-gamma * (sq[a] + sq[b] - 2.0 * dt))
+            v = math.exp(-gamma * (sqa + sq[start + k] - 2.0 * dt))
         else:
             v = math.tanh(gamma * dt + coef0)
-        v = ya * ys[t] * v * inv
-        out[t] = v
+        v = v * inv
+        out[start + k] = v
         if not math.isfinite(v):
             ok = False
     return ok
@@ -241,7 +247,7 @@ def _get_q(i: int, length: int, kind: int, X: np.ndarray, sq: np.ndarray, kp: np
         s, start = _cache_row(i, length, cache)
         row = pool[s]
         if start < length:
-            if not _fill(kind, X, sq, kp, Kpre, base[i], base, ones, 1.0, start, length, row):
+            if not _fill(kind, X, sq, kp, Kpre, i, base[i], base, start, length, row):
                 istate[_STATUS] = _NONFINITE
             cache[3][i] = length
         return s
@@ -251,7 +257,7 @@ def _get_q(i: int, length: int, kind: int, X: np.ndarray, sq: np.ndarray, kp: np
     s, start = _cache_row(a, n, cache)
     krow = pool[s]
     if start < n:
-        if not _fill(kind, X, sq, kp, Kpre, a, ident, ones, 1.0, start, n, krow):
+        if not _fill(kind, X, sq, kp, Kpre, a, a, ident, start, n, krow):
             istate[_STATUS] = _NONFINITE
         cache[3][a] = n
     nb = istate[_NEXTBUF]
@@ -284,6 +290,16 @@ def _swap(i: int, j: int, prob: Any, cache: Any, istate: np.ndarray) -> None:
     active_set[j] = ta
     if istate[_SVR] == 0:
         _cache_swap(i, j, cache)
+        Xw, sqw = prob[10], prob[11]
+        if Xw.shape[0] > j:            # the data in the solver's order (named kernels)
+            for k in range(Xw.shape[1]):
+                tx = Xw[i, k]
+                Xw[i, k] = Xw[j, k]
+                Xw[j, k] = tx
+        if sqw.shape[0] > j:
+            tq = sqw[i]
+            sqw[i] = sqw[j]
+            sqw[j] = tq
 
 
 # ---------------------------------------------------------------------------
@@ -410,7 +426,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
     One function, with the working-set selection, the cache hits and the updates written
     out in its loop: numba counts references of the arrays passed to a call (even an
     inlined one), which costs more than a cache hit; the rare paths are calls."""
-    base, y, p, QD, alpha, U, L, gbar, status, active_set = prob
+    base, y, p, QD, alpha, U, L, gbar, status, active_set = prob[:10]
     pool, slot_of, key_of, row_len, prev, nxt, free, cint = cache
     l = U.shape[0]
     n = ident.shape[0]
@@ -665,15 +681,19 @@ def _diag(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
           n: int) -> np.ndarray:
     """``k(x_a, x_a)`` for every sample (unscaled)."""
     out = np.empty(n)
-    kq = kp.copy()
-    kq[3] = 1.0
-    one = np.ones(1)
-    col = np.zeros(1, dtype=np.int64)
-    tmp = np.empty(1)
     for a in range(n):
-        col[0] = a
-        _fill(kind, X, sq, kq, Kpre, a, col, one, 1.0, 0, 1, tmp)
-        out[a] = tmp[0]
+        if kind == 4:
+            out[a] = Kpre[a, a]
+            continue
+        dt = _dot(X, a, a)
+        if kind == 0:
+            out[a] = dt
+        elif kind == 1:
+            out[a] = (kp[0] * dt + kp[1]) ** kp[2]
+        elif kind == 2:
+            out[a] = math.exp(-kp[0] * (sq[a] + sq[a] - 2.0 * dt))
+        else:
+            out[a] = math.tanh(kp[0] * dt + kp[1])
     return out
 
 
@@ -779,7 +799,12 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     gbar = np.zeros(l)
     status = np.zeros(l, dtype=np.int8)
     active_set = np.arange(l, dtype=np.int64)
-    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set)
+    if kind != 4 and not svr:          # the data in the solver's (position) order
+        X2 = np.ascontiguousarray(X2[base])
+        if sq.shape[0] > 1:
+            sq = np.ascontiguousarray(sq[base])
+    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set, X2,
+            sq)
 
     n_keys = n if svr else l
     row_len = n if svr else l
