@@ -803,6 +803,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
         X2 = np.ascontiguousarray(X2[base])
         if sq.shape[0] > 1:
             sq = np.ascontiguousarray(sq[base])
+    elif kind != 4:                    # a private, writable copy (X may be read-only)
+        X2 = np.array(X2, dtype=np.float64, order="C")
     prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set, X2,
             sq)
 
