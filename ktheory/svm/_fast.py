@@ -746,7 +746,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
              Kpre: np.ndarray | None = None, base: np.ndarray | None = None,
              p: np.ndarray | None = None, cache_size: float = DEFAULT_CACHE_MB,
              shrinking: bool = True, verbose: bool = False, scale: float = 1.0,
-             report: Callable[[str], None] | None = None) -> FastResult:
+             report: Callable[[str], None] | None = None,
+             diag: np.ndarray | None = None) -> FastResult:
     """Solve ``min 1/2 a^T Q a + p^T a``, ``y^T a = 0``, ``0 <= a <= C`` by compiled SMO.
 
     Parameters
@@ -779,6 +780,10 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     scale : float
         Divide every kernel value by ``scale`` (the solution is then rescaled back:
         ``K -> K / s, C -> C s, alpha -> alpha s``; see ``_smo._tiny_scale``).
+    report : callable, optional
+        Where ``verbose`` sends its lines (default ``print``).
+    diag : ndarray of shape (n,), optional
+        The kernel's (unscaled) diagonal over all ``n`` samples, if the caller has it.
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.shape[0]
@@ -788,7 +793,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     inv = 1.0 / scale
     Cs = C * scale
     X2, sq, kp, K2 = _kernel_arrays(kind, X, kparams, inv, Kpre)
-    dg = _diag(kind, X2, sq, kp, K2, n) * inv
+    dg = (_diag(kind, X2, sq, kp, K2, n) if diag is None else np.asarray(diag)) * inv
     QD = np.ascontiguousarray(dg[base])
     const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
     pv = -np.ones(l) if p is None else np.array(p, dtype=np.float64)

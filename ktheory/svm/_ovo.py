@@ -122,6 +122,12 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
     counts = np.bincount(cls, minlength=k)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
+    diag = None
+    if gram is None:               # the kernel's diagonal, once for all pairs
+        from ._fast import KERNEL_CODES, kernel_diag
+
+        kp = (float(est._gamma_ or 0.0), float(est.coef0), float(est.degree))
+        diag = kernel_diag(KERNEL_CODES[est._kernel_params_["kernel"]], X, kp)
 
     pairs = class_pairs(k)
     n_pairs = len(pairs)
@@ -137,7 +143,8 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
         y = np.r_[np.ones(counts[i]), -np.ones(counts[j])]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            res = est._dual(X, gram, perm[pos][::-1].copy(), y[::-1].copy(), C, tol, max_iter)
+            res = est._dual(X, gram, perm[pos][::-1].copy(), y[::-1].copy(), C, tol, max_iter,
+                            diag=diag)
         for wrn in caught:
             if not issubclass(wrn.category, ConvergenceWarning):
                 warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)

@@ -1003,7 +1003,8 @@ class SVC(ParamsMixin):
         return K
 
     def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
-              C: float, tol: float, max_iter: int, p: np.ndarray | None = None) -> SMOResult:
+              C: float, tol: float, max_iter: int, p: np.ndarray | None = None,
+              diag: np.ndarray | None = None) -> SMOResult:
         """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
         (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
         rows on demand for a named kernel, read from ``gram`` otherwise (see
@@ -1011,7 +1012,9 @@ class SVC(ParamsMixin):
 
         Kernel values that overflow fall back on the kernel function of
         :mod:`ktheory.kernels` (which raises if its Gram matrix is not finite); a
-        gradient that overflows is a ``ValueError``, as in :func:`smo_solve`.
+        gradient that overflows is a ``ValueError``, as in :func:`smo_solve`. ``diag``:
+        the kernel's diagonal over all samples of ``X`` if the caller has it (one-vs-one
+        computes it once for all pairs).
         """
         from . import _fast
 
@@ -1021,11 +1024,12 @@ class SVC(ParamsMixin):
         if gram is None:
             kind = _fast.KERNEL_CODES[kern]
             kp = (float(self._gamma_ or 0.0), float(self.coef0), float(self.degree))
-            diag = _fast.kernel_diag(kind, X, kp)[np.unique(base)]
-            if np.all(np.isfinite(diag)):
-                s = _diag_scale(diag)
+            if diag is None:
+                diag = _fast.kernel_diag(kind, X, kp)
+            if np.all(np.isfinite(diag[base])):
+                s = _diag_scale(diag[base])
                 res = _fast.fast_smo(kind, X, y, C, tol, max_iter, kparams=kp, base=base, p=p,
-                                     scale=s, **opts)
+                                     scale=s, diag=diag, **opts)
                 if not res.nonfinite:
                     return _as_result(res, C * s)
             # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
