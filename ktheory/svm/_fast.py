@@ -11,9 +11,9 @@ libsvm's ``Solver`` runs it, so that it scales:
   over ``n`` points of dimension ``d``, the named kernels only) or read from a
   precomputed Gram matrix, and kept in a **cache of** ``cache_size`` **MiB**, least
   recently used row out first. Memory is ``O(n d + cache)``, not ``O(n^2)``.
-* **shrinking** (Joachims 1998; libsvm's rule, Fan, Chen and Lin 2005). Every
+* **shrinking** (Joachims 1998; libsvm's rule, Chang and Lin 2011, section 5.1). Every
   ``min(n, 1000)`` iterations the variables at a bound whose gradient says they
-  will stay there are moved behind the *active set* (a prefix of the permuted
+  look set to stay there are moved behind the *active set* (a prefix of the permuted
   problem); selection, gradient update and kernel rows then touch the active
   set only. The gradient of the inactive variables is frozen; ``G_bar``, the
   part of the gradient due to variables at the upper bound, is kept for all
@@ -776,7 +776,9 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
         libsvm's shrinking heuristic.
     verbose : bool
         Report iterations, the violation, the active set and the cache about once a
-        second (and at the end) through ``report`` (default: ``print`` to stdout).
+        second (the loop runs in chunks sized from the last one's rate to take about
+        0.1 s) and at the end,
+        through ``report`` (default: ``print`` to stdout).
     scale : float
         Divide every kernel value by ``scale`` (the solution is then rescaled back:
         ``K -> K / s, C -> C s, alpha -> alpha s``; see ``_smo._tiny_scale``).
@@ -836,17 +838,22 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     max_iter = min(int(max_iter), sys.maxsize)
 
     say = report if report is not None else print
-    chunk = 20_000 if verbose else max_iter
+    chunk = 1000 if verbose else max_iter
     last = time.perf_counter()
     while True:
         stop = min(max_iter, istate[_IT] + chunk)
+        t0 = time.perf_counter()
         _solve(stop, max_iter, Cs, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident, ones,
                istate, fstate, hist)
         if istate[_STATUS] != _RUNNING:
             break
-        if verbose and time.perf_counter() - last >= 1.0:
-            last = time.perf_counter()
-            say(_progress(istate, fstate, l, cache))
+        if verbose:
+            now = time.perf_counter()
+            # the next chunk sized from this one's rate to take about 0.1 s
+            chunk = int(min(10**8, max(100, chunk * 0.1 / max(now - t0, 1e-4))))
+            if now - last >= 1.0:
+                last = now
+                say(_progress(istate, fstate, l, cache))
     stats = _stats(istate, cache, nslots, row_len)
     h = hist[:istate[_NHIST]]
     stats["history"] = {"iteration": h[:, 0].astype(np.int64), "active_size": h[:, 1].astype(np.int64),

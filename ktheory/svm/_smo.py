@@ -139,7 +139,8 @@ def smo_solve(
     ``0 <= a_i <= C``, with ``Q = (y y^T) * K``, by libsvm's algorithm (see the
     module docstring). Ties in the working-set selection go to the *lowest*
     index here (libsvm takes the highest); :class:`SVC` feeds the samples in
-    reversed libsvm order, which makes both pick the same pairs.
+    reversed libsvm order, which makes both pick the same pairs as long as the
+    order is not permuted (by shrinking) and rounding breaks no exact tie.
 
     With ``linear_term=p`` the objective is ``1/2 a^T Q a + p^T a`` (libsvm's
     general ``Solver``). With ``y`` of length ``2n`` (``K`` still ``n x n``)
@@ -618,7 +619,8 @@ class SVC(ParamsMixin):
     Mirrors ``sklearn.svm.SVC``: same parameters (those listed here) **with the
     same defaults** as ``sklearn.svm.SVC`` (``C=1.0``, ``kernel="rbf"``,
     ``degree=3``, ``gamma="scale"``, ``coef0=0.0``, ``tol=1e-3``,
-    ``max_iter=-1``, ``decision_function_shape="ovr"``, ``break_ties=False``),
+    ``shrinking=True``, ``cache_size=200``, ``verbose=False``, ``max_iter=-1``,
+    ``decision_function_shape="ovr"``, ``break_ties=False``),
     same learned attributes and signs, and, because it runs the same algorithm
     in the same order, the same solution to within the tolerance. (The kernel
     *functions* of :mod:`ktheory.kernels` have the book's defaults; the
@@ -638,7 +640,9 @@ class SVC(ParamsMixin):
         A name (scikit-learn's parametrisation: ``"linear"`` ``<x, z>``,
         ``"poly"`` ``(gamma <x, z> + coef0)^degree``, ``"rbf"``
         ``exp(-gamma ||x - z||^2)``, ``"sigmoid"`` ``tanh(gamma <x, z> + coef0)``,
-        evaluated by the functions of :mod:`ktheory.kernels`), a callable
+        evaluated in training by the compiled solver, one kernel value at a
+        time, and at prediction by the functions of :mod:`ktheory.kernels`;
+        the two agree to rounding), a callable
         ``k(X, Y)`` returning the ``(len(X), len(Y))`` Gram block, or
         ``"precomputed"``: then ``X`` in :meth:`fit` is the ``(n, n)`` training
         Gram matrix and in :meth:`predict` the ``(n_test, n_train)`` matrix of
@@ -657,23 +661,26 @@ class SVC(ParamsMixin):
     coef0 : float, default 0.0
         Constant of ``"poly"`` and ``"sigmoid"``.
     shrinking : bool, default True
-        libsvm's shrinking heuristic: variables that will stay at a bound are
-        set aside and the iteration runs on the rest (the stopping test is
-        always made on all variables). The solution is the same to ``tol``;
-        the iterates differ.
+        libsvm's shrinking heuristic: variables at a bound that look set to stay
+        there are set aside and the iteration runs on the rest (a heuristic:
+        the stopping test is always made on all variables, so the guarantee
+        is the same to ``tol``; the iterates differ).
     tol : float, default 1e-3
         Stopping tolerance on the maximal violation ``m(alpha) - M(alpha)``.
         A ``tol`` above 2 stops before the first step (no support vectors;
         every decision value is then the intercept).
     cache_size : float, default 200
         MiB of kernel rows to keep (least recently used out first), as
-        scikit-learn's ``cache_size``. Rows are float64, so the same number of
-        MiB holds half as many values as libsvm's single-precision cache. A
+        scikit-learn's ``cache_size``: ``floor(cache_size * 2**20 / (8 n))``
+        rows, at least 2 (a step needs two) and at most ``n``. Each slot holds a
+        whole float64 row, so the same MiB hold fewer rows than libsvm's
+        single-precision cache, which also stores short rows under shrinking. A
         named kernel's rows are computed from ``X`` when needed: memory is
         ``O(n d)`` plus the cache, never the ``n x n`` matrix.
     verbose : bool, default False
-        Print the iteration count, the maximal violation, the size of the active
-        set and the cache hit rate about once a second, and a summary at the end.
+        Print the iteration count, the maximal violation (of the last selection,
+        on the active set), the size of the active set and the cache hit rate
+        about once a second, and a summary line (``SMO done: ...``) at the end.
     max_iter : int, default -1
         Iteration limit, ``-1`` for none (as scikit-learn's libsvm: SMO
         stops at ``tol``). A limit you set that is reached issues a
@@ -738,11 +745,14 @@ class SVC(ParamsMixin):
         What the solver did (a list, one per pair, for ``k >= 3``):
         ``cache_rows`` (rows the cache holds), ``row_length``, ``hits``,
         ``misses`` and ``evictions`` of the row cache, ``shrink_steps``
-        (shrinking checks that set variables aside), ``unshrinks``,
-        ``reconstructions`` (rebuilds of the inactive variables' gradient), the
-        final ``active_size``, and ``history``: arrays ``iteration``,
-        ``active_size`` and ``violation`` recorded every ``min(n, 1000)``
-        iterations (at each shrinking check).
+        (shrinking checks that set variables aside), ``unshrinks`` (0 or 1:
+        libsvm's single unshrink when the violation first drops below
+        ``10 tol``), ``reconstructions`` (rebuilds of the inactive variables'
+        gradient), the final ``active_size``, and ``history``: arrays
+        ``iteration``, ``active_size`` and ``violation`` recorded at each
+        shrinking check, every ``min(n, 1000)`` iterations and once more after
+        a final test that failed; ``violation`` is that of the selection just
+        before the check, over the active set (at most 10 000 entries).
     shape_fit_ : tuple
         Shape of the training ``X``.
     n_features_in_ : int
@@ -764,8 +774,13 @@ class SVC(ParamsMixin):
 
     Solver: the iteration of :func:`smo_solve` (libsvm's), compiled, with
     kernel rows computed on demand and cached and with shrinking (see
-    :mod:`ktheory.svm._fast`). With ``shrinking=False`` its iterates are those
-    of :func:`smo_solve` on the same problem, up to rounding.
+    :mod:`ktheory.svm._fast`). With ``shrinking=False`` it takes the same steps
+    as :func:`smo_solve` fed the same order, up to the first exact tie between
+    candidates (after a step that leaves both variables free their scores are
+    equal in exact arithmetic, and the two codes round differently); from
+    there the paths differ and end at the same optimum to ``tol``. With
+    shrinking the order of the active set is no longer libsvm's either, so
+    ties may go another way than in libsvm.
 
     Examples
     --------
@@ -1033,7 +1048,13 @@ class SVC(ParamsMixin):
                 if not res.nonfinite:
                     return _as_result(res, C * s)
             # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
-            # it is not finite either)
+            # it is not finite either), within gram_limit_mb
+            n_all = X.shape[0]
+            if n_all * n_all * 8 / 2**20 > float(self.gram_limit_mb):
+                raise ValueError(
+                    f"the {self._kernel_name()} kernel gave NaN or infinite values for the "
+                    "training data (overflow: X's values too large for this kernel and "
+                    "gamma / coef0 / degree); rescale X or change the kernel's parameters")
             gram = self._gram(X, None, "training data")
         s = _diag_scale(np.diagonal(gram)[np.unique(base)])
         res = _fast.fast_smo(4, None, y, C, tol, max_iter, Kpre=gram, base=base, p=p, scale=s,
