@@ -707,3 +707,20 @@ def test_reference_and_fast_path_solve_an_indefinite_constant_diagonal_kernel():
     for alpha, reported in ((ref.alpha, ref.objective), (fast.alpha, fast.objective)):
         assert f(alpha) == pytest.approx(reported, rel=1e-9)     # objective is its alpha's
         assert f(alpha) == pytest.approx(f(a), rel=1e-6)          # and the optimum
+
+
+def test_overflow_fallback_respects_gram_limit():
+    # kernel rows that overflow fall back on the Gram matrix of ktheory.kernels, but not
+    # beyond gram_limit_mb: the refusal names the overflow and computes no n x n matrix
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3)) * 1e120
+    y = (X[:, 0] > 0).astype(int)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="overflow"):
+            with np.errstate(over="ignore", invalid="ignore"):
+                SVC(kernel="poly", gamma=1.0, degree=3, gram_limit_mb=0.5).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 400 * 400 * 8 / 2       # the 1.2 MiB Gram matrix was never formed
