@@ -234,7 +234,7 @@ def _cache_swap(i: int, j: int, cache: Any) -> None:
 @njit(cache=True)
 def _get_q(i: int, length: int, kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray,
            Kpre: np.ndarray, prob: Any, cache: Any, buf: np.ndarray, ident: np.ndarray,
-           ones: np.ndarray, istate: np.ndarray) -> int:
+           istate: np.ndarray) -> int:
     """Kernel values ``K(x_base[i], x_base[t])`` for the positions ``t < length``: row ``r``
     of ``pool`` (classification) or of ``buf`` (SVR), valid until the next-but-one call.
     The row of ``Q`` is ``y_i y_t`` times it; the loops put the signs in where needed.
@@ -330,7 +330,7 @@ def _put_v(U: np.ndarray, L: np.ndarray, y: np.ndarray, status: np.ndarray, t: i
 
 
 @njit(cache=True)
-def _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -> None:
+def _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate) -> None:
     """Rebuild the gradient of the inactive variables (libsvm's ``reconstruct_gradient``)."""
     y, p, alpha, U, L, gbar, status = (prob[1], prob[2], prob[4], prob[5], prob[6], prob[7],
                                        prob[8])
@@ -349,7 +349,7 @@ def _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -
             nr_free += 1
     if nr_free * l > 2 * active * (l - active):
         for i in range(active, l):
-            r = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+            r = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
             acc = 0.0
             for t in range(active):
                 if status[t] == _FREE:
@@ -358,7 +358,7 @@ def _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -
     else:
         for i in range(active):
             if status[i] == _FREE:
-                r = _get_q(i, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+                r = _get_q(i, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
                 ai = alpha[i] * y[i]
                 for t in range(active, l):
                     G[t - active] += ai * y[t] * M[r, t]
@@ -381,7 +381,7 @@ def _be_shrunk(t: int, y: np.ndarray, G: float, status: np.ndarray, gmax1: float
 
 
 @njit(cache=True)
-def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -> None:
+def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate) -> None:
     """libsvm's ``do_shrinking``: unshrink once when the violation is below ``10 eps``,
     then move the variables that will stay at their bound behind the active set."""
     y, U, L, status = prob[1], prob[5], prob[6], prob[8]
@@ -397,7 +397,7 @@ def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -
             gmax2 = w
     if istate[_UNSHRINK] == 0 and gmax1 + gmax2 <= eps * 10.0:
         istate[_UNSHRINK] = 1
-        _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+        _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
         istate[_ACTIVE] = U.shape[0]
         istate[_NUNSHRINK] += 1
     active = istate[_ACTIVE]
@@ -418,7 +418,7 @@ def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate) -
 
 
 @njit(cache=True)
-def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones,
+def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
            istate, fstate, hist) -> None:
     """Run the iteration until convergence, ``max_iter`` updates, a non-finite value, or
     ``stop_iter`` updates (then return with the state saved, status ``_RUNNING``).
@@ -443,7 +443,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
             if istate[_COUNTER] == 0:
                 istate[_COUNTER] = min(l, 1000)
                 if istate[_SHRINK] != 0:
-                    _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+                    _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
                 h = istate[_NHIST]
                 if h < hist.shape[0]:
                     hist[h, 0] = istate[_IT]
@@ -484,7 +484,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                         buf[ri, t] = pool[s, base[t]]
                 else:
                     ri = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
-                                ones, istate)
+                                istate)
             else:
                 s = slot_of[i]
                 if s >= 0 and row_len[i] >= active:
@@ -501,7 +501,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                     ri = s
                 else:
                     ri = _get_q(i, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
-                                ones, istate)
+                                istate)
             if istate[_STATUS] == _NONFINITE:
                 return
             # j maximises b^2 / a over t in I_low with b = m - v_t > 0
@@ -531,7 +531,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                 istate[_STATUS] = _CONVERGED
                 return
             # optimal on the active set: rebuild the whole gradient and select again
-            _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+            _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
             istate[_ACTIVE] = l
             recheck = True
             continue
@@ -540,7 +540,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
             istate[_COUNTER] = 1               # shrink at the next iteration
         if istate[_IT] >= max_iter:
             istate[_STATUS] = _MAXITER
-            _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+            _reconstruct(kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
             istate[_ACTIVE] = l
             return
         istate[_IT] += 1
@@ -564,7 +564,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                 for t in range(active):
                     buf[rj, t] = pool[s, base[t]]
             else:
-                rj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones,
+                rj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
                             istate)
         else:
             s = slot_of[j]
@@ -581,7 +581,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                 cint[_HITS] += 1
                 rj = s
             else:
-                rj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones,
+                rj = _get_q(j, active, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
                             istate)
         if istate[_STATUS] == _NONFINITE:
             return
@@ -668,7 +668,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                 U[t] = vt if st_new != _LOWER else -np.inf
                 L[t] = vt if st_new != _UPPER else np.inf
             if (st_old == _UPPER) != (st_new == _UPPER):
-                r = _get_q(t, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, ones, istate)
+                r = _get_q(t, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
                 c = -C * yt if st_old == _UPPER else C * yt
                 for q in range(l):
                     gbar[q] += c * y[q] * M[r, q]
@@ -826,7 +826,6 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
              np.array([nslots, 0, 0, 0], dtype=np.int64))
     buf = np.empty((2, l)) if svr else np.empty((2, 1))
     ident = np.arange(n, dtype=np.int64) if svr else np.zeros(1, dtype=np.int64)
-    ones = np.ones(max(n, l))
     istate = np.zeros(13, dtype=np.int64)
     hist = np.empty((_HIST_CAP, 3))
     istate[_COUNTER] = min(l, 1000) + 1
@@ -843,7 +842,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     while True:
         stop = min(max_iter, istate[_IT] + chunk)
         t0 = time.perf_counter()
-        _solve(stop, max_iter, Cs, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident, ones,
+        _solve(stop, max_iter, Cs, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident,
                istate, fstate, hist)
         if istate[_STATUS] != _RUNNING:
             break

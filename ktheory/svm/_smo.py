@@ -272,22 +272,10 @@ def _check_max_iter(max_iter: Any) -> int:
     return int(max_iter)
 
 
-def _block_rows(n: int) -> int:
-    """Rows per block so that a block of an n x n matrix is about 4 MiB."""
-    return max(8, min(n, (1 << 19) // max(1, n)))
-
-
 def _weights(QD: np.ndarray) -> tuple[np.ndarray, bool]:
     """The shift vector ``w`` of the stored matrix ``H = w - K`` (see :func:`_smo_core`)."""
     const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
     return (QD.copy() if const_diag else 0.5 * QD), const_diag
-
-
-def _to_h(K_rows: np.ndarray, w: np.ndarray, const_diag: bool, out: np.ndarray, row0: int) -> None:
-    """``out = w - K_rows`` for the rows ``row0, row0 + 1, ...`` (not clipped: ``H`` also
-    updates the gradient, so it must hold the kernel exactly; the curvatures are clipped
-    where they are used)."""
-    np.subtract(w, K_rows, out=out)
 
 
 def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int,
@@ -299,10 +287,9 @@ def _smo(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int,
         K = K / scale
     QD = np.array(np.diagonal(K), dtype=np.float64)
     w, const_diag = _weights(QD)
-    H = np.empty_like(K, dtype=np.float64)
-    step = _block_rows(K.shape[0])
-    for a in range(0, K.shape[0], step):
-        _to_h(K[a:a + step], w, const_diag, H[a:a + step], a)
+    # H = w - K, not clipped: H also updates the gradient, so it must hold the kernel
+    # exactly; the curvatures are clipped where they are used
+    H = np.subtract(w, K, dtype=np.float64)
     return _smo_core(H, y, QD, const_diag, C, eps, max_iter, scale, p=p)
 
 
@@ -320,9 +307,7 @@ def _tiny_scale(K: np.ndarray) -> float:
     the iteration would run practically forever. Such problems are solved
     rescaled (:func:`_smo_core`'s ``scale``); all others exactly as libsvm.
     """
-    d = np.abs(np.diagonal(K))
-    s = float(d.max()) if d.size else 0.0
-    return s if 0.0 < s < _SMALL_SCALE else 1.0
+    return _diag_scale(np.diagonal(K))
 
 
 def _diag_scale(diag: np.ndarray) -> float:
@@ -332,7 +317,7 @@ def _diag_scale(diag: np.ndarray) -> float:
     return s if 0.0 < s < _SMALL_SCALE else 1.0
 
 
-def _as_result(res: Any, C_scaled: float) -> SMOResult:
+def _as_result(res: Any) -> SMOResult:
     """An :class:`SMOResult` from the compiled solver's result, warning as
     :func:`smo_solve` does when it stopped at ``max_iter``."""
     if not res.converged:
@@ -1046,7 +1031,7 @@ class SVC(ParamsMixin):
                 res = _fast.fast_smo(kind, X, y, C, tol, max_iter, kparams=kp, base=base, p=p,
                                      scale=s, diag=diag, **opts)
                 if not res.nonfinite:
-                    return _as_result(res, C * s)
+                    return _as_result(res)
             # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
             # it is not finite either), within gram_limit_mb
             n_all = X.shape[0]
@@ -1065,7 +1050,7 @@ class SVC(ParamsMixin):
                 "values are too large for float64 (max |K_ij| about "
                 f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
             )
-        return _as_result(res, C * s)
+        return _as_result(res)
 
     def _validate_test_X(self, X: Any) -> np.ndarray:
         X, _ = validate_X(X, "X", estimator=type(self).__name__)
