@@ -1055,7 +1055,11 @@ def hsic_permutation_test(
     every ``alpha`` (a valid test at every sample size). With characteristic
     kernels (e.g. Gaussian on both sides) the population HSIC is zero only
     under independence, so the test detects any dependence for large ``n``.
-    Each permutation costs ``O(n^2)``.
+    Each permutation costs ``O(n^2)``. A ``T_b`` within ``1e-12`` of the
+    Cauchy-Schwarz bound ``||H K H||_F ||L||_F / (n - 1)^2`` below ``T`` counts
+    as a tie (``T_b >= T``): differences that small are rounding, and which way
+    they fall depends on the machine's BLAS (with a constant ``L``, ``T`` is 0
+    and the p-value 1 on every machine).
 
     Parameters
     ----------
@@ -1112,8 +1116,12 @@ def hsic_permutation_test(
         # einsum, not vdot: a BLAS dot of this size gains nothing from threads and can
         # lose 100x to thread contention on a loaded machine
         null[b] = float(np.einsum("ij,ij->", Ac, Bm[np.ix_(p, p)])) / scale
-    # a permuted statistic equal to T up to rounding counts as >= T
-    count = int(np.count_nonzero(null >= stat - 1e-12 * (abs(stat) + _max_abs(null))))
+    # A permuted statistic equal to T up to rounding counts as >= T. Rounding is measured
+    # against the Cauchy-Schwarz bound |<Ac, P'BP>| <= ||Ac|| ||B|| (the same for every
+    # permutation), not against T: when T is 0 in exact arithmetic (a constant L, say) T and
+    # its copies are all rounding noise, and which noise is larger depends on the BLAS.
+    bound = float(np.linalg.norm(Ac)) * float(np.linalg.norm(Bm)) / scale
+    count = int(np.count_nonzero(null >= stat - 1e-12 * max(bound, abs(stat) + _max_abs(null))))
     pvalue = (1.0 + count) / (1.0 + B)
     stat_out = _rescale_back(stat, ca, cb)
     if ca != 1.0 or cb != 1.0:  # extreme scales: put the exact power-of-two scale back

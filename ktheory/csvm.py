@@ -325,14 +325,25 @@ def _newton_polish(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, alpha
 
 
 def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
-    """The bias from the KKT conditions ``G_i + y_i b`` (=0 free, >=0 at 0, <=0 at C)."""
+    """The bias from the KKT conditions ``G_i + y_i b`` (=0 free, >=0 at 0, <=0 at C).
+
+    A multiplier within ``1e-11`` of the scale of ``alpha`` (``C``, or ``max alpha`` for
+    the hard margin) from a bound counts as at that bound: such an ``alpha_i`` (``1e-16``,
+    say) is rounding, and it is rounding whether the solver leaves it there or at exactly
+    0, which differs between machines. Counted as free it would pick one end of the
+    interval of optimal biases on one machine and the midpoint on another.
+    """
     myG = -y * G
-    free = (alpha > 0) & (alpha < C)
+    scale = C if np.isfinite(C) else (float(alpha.max()) if alpha.size else 0.0)
+    delta = 1e-11 * scale
+    above = alpha > delta                   # not at 0
+    below = alpha < C - delta               # not at C (always, for C = inf)
+    free = above & below
     if np.any(free):
         return float(np.mean(myG[free]))
     pos = y > 0
-    up = np.where(pos, alpha < C, alpha > 0)
-    low = np.where(pos, alpha > 0, alpha < C)
+    up = np.where(pos, below, above)
+    low = np.where(pos, above, below)
     lo = float(np.max(myG[up])) if np.any(up) else -np.inf
     hi = float(np.min(myG[low])) if np.any(low) else np.inf
     if np.isfinite(lo) and np.isfinite(hi):

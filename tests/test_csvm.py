@@ -319,3 +319,29 @@ def test_properties(seed, shift, C, eps):
     flipped = CentralSVC(C=C, epsilon=eps).fit(X, -y)
     np.testing.assert_allclose(flipped.coef_, -clf.coef_, atol=1e-6)
     np.testing.assert_allclose(flipped.primal_objective_, clf.primal_objective_, rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.parametrize("npc, draw", [(5, 57), (10, 25)])
+def test_bias_is_the_midpoint_of_the_optimal_interval_on_every_machine(npc, draw):
+    """w is unique but b need not be: with no multiplier strictly inside (0, C) every b in an
+    interval is optimal. The solver left a multiplier of 1e-16 on one machine and exactly 0 on
+    another, and counting the 1e-16 as free picked an end of the interval instead of its
+    midpoint, so the intercept (and chapter 11's test errors) depended on the BLAS. The oracle:
+    for the fitted w, the optimal b minimise sum_i max(0, eps - y_i (w x_i + b)), a piecewise
+    linear function whose minimisers form an interval between two of its breakpoints."""
+    gr = np.random.default_rng(1000 * npc + draw)           # chapter 11's study, isotropic
+    X = np.vstack([gr.normal(size=(npc, 2)) + [1.0, 0.0], gr.normal(size=(npc, 2)) - [1.0, 0.0]])
+    y = np.r_[np.ones(npc), -np.ones(npc)]
+    eps = 0.3
+    clf = CentralSVC(C=1.0, epsilon=eps).fit(X, y)
+    g = y * (X @ clf.coef_[0])
+    hinge = lambda b: np.maximum(0.0, eps - g - y * b).sum()  # noqa: E731
+    breaks = np.sort((eps - g) * y)                          # y_i = +-1: b_i = (eps - g_i) / y_i
+    vals = np.array([hinge(b) for b in breaks])
+    best = vals.min()
+    on = breaks[vals <= best + 1e-12 * max(1.0, best)]
+    lo, hi = on.min(), on.max()
+    assert hi - lo > 1e-3, "precondition: an interval of optimal biases"
+    b = clf.intercept_[0]
+    assert hinge(b) <= best + 1e-9
+    assert b == pytest.approx((lo + hi) / 2, abs=1e-9)
