@@ -182,34 +182,44 @@ def _lockstep(ref_at, fast_at, y, Q, C, p, atol) -> int:
     return lo
 
 
-# (kernel, n, seed, C, tol, iterations they must agree on at least: all = -1)
+def _assert_same_steps_up_to_a_tie(ref_at, fast_at, y, Q, C, p, atol) -> None:
+    """The property the compiled solver shares with the reference on every machine: the same
+    steps up to the first exact tie of the selection, if any (``_lockstep`` asserts that
+    where they part the selection was tied). How many steps come before that tie is not
+    asserted: the two compute the kernel by different code (BLAS for the reference, one sum
+    per value in the compiled solver), and which way a tie breaks, and so when the paths
+    part, depends on how the machine rounds (the same case parted after 48 steps with
+    OpenBLAS's Haswell kernels and ran in lockstep to the end with its SkylakeX kernels)."""
+    n_iter = ref_at(None).n_iter
+    assert n_iter > 10, "precondition: a run long enough to compare"
+    same_for = _lockstep(ref_at, fast_at, y, Q, C, p, atol)
+    assert 0 <= same_for <= n_iter
+
+
+# (kernel, n, seed, C, tol)
 _REF_CASES = [
-    ("rbf", 60, 0, 1.0, 1e-3, -1),
-    ("rbf", 45, 1, 10.0, 1e-5, 100),
-    ("linear", 40, 2, 0.5, 1e-3, -1),
-    ("linear", 25, 3, 100.0, 1e-6, 100),
-    ("poly", 50, 4, 1.0, 1e-3, 20),
-    ("poly", 30, 5, 5.0, 1e-4, 10),
-    ("sigmoid", 55, 6, 1.0, 1e-3, 10),
-    ("sigmoid", 20, 7, 3.0, 1e-4, -1),
-    ("precomputed", 80, 8, 2.0, 1e-3, 100),
-    ("precomputed", 35, 9, 0.1, 1e-5, -1),
+    ("rbf", 60, 0, 1.0, 1e-3),
+    ("rbf", 45, 1, 10.0, 1e-5),
+    ("linear", 40, 2, 0.5, 1e-3),
+    ("linear", 25, 3, 100.0, 1e-6),
+    ("poly", 50, 4, 1.0, 1e-3),
+    ("poly", 30, 5, 5.0, 1e-4),
+    ("sigmoid", 55, 6, 1.0, 1e-3),
+    ("sigmoid", 20, 7, 3.0, 1e-4),
+    ("precomputed", 80, 8, 2.0, 1e-3),
+    ("precomputed", 35, 9, 0.1, 1e-5),
 ]
 
 
-@pytest.mark.parametrize("kernel, n, seed, C, tol, agree", _REF_CASES)
-def test_same_iterates_as_the_reference(kernel, n, seed, C, tol, agree):
+@pytest.mark.parametrize("kernel, n, seed, C, tol", _REF_CASES)
+def test_same_iterates_as_the_reference(kernel, n, seed, C, tol):
     X, y = _classification(seed, n)
     K = _gram(kernel, X)
     Q = _full_q(K, y)
     ref_at = lambda k: _quiet(smo_solve, K, y, C, tol=tol, max_iter=-1 if k is None else k)
     fast_at = lambda k: _quiet(_fast_run, kernel, X, y, C, tol, NO_LIMIT if k is None else k,
                                shrinking=False, cache_size=BIG_CACHE)
-    same_for = _lockstep(ref_at, fast_at, y, Q, C, -np.ones(n), 1e-10 * max(1.0, C))
-    if agree < 0:
-        assert same_for == ref_at(None).n_iter > 10
-    else:
-        assert same_for >= agree
+    _assert_same_steps_up_to_a_tie(ref_at, fast_at, y, Q, C, -np.ones(n), 1e-10 * max(1.0, C))
     # wherever the paths part, both end at the same optimum, to tol
     ref, fast = ref_at(None), fast_at(None)
     gap, grad = _kkt_gap(fast.alpha, y, Q, C)
@@ -230,13 +240,13 @@ def _svr_layout(n: int, seed: int, eps: float):
     return X, z, order, base, y2, p
 
 
-@pytest.mark.parametrize("kernel, n, seed, C, eps, tol, agree", [
-    ("rbf", 40, 0, 1.0, 0.1, 1e-3, 50),
-    ("rbf", 25, 1, 10.0, 0.05, 1e-5, 50),
-    ("linear", 30, 2, 1.0, 0.2, 1e-4, 20),
-    ("poly", 20, 3, 2.0, 0.1, 1e-3, 20),
+@pytest.mark.parametrize("kernel, n, seed, C, eps, tol", [
+    ("rbf", 40, 0, 1.0, 0.1, 1e-3),
+    ("rbf", 25, 1, 10.0, 0.05, 1e-5),
+    ("linear", 30, 2, 1.0, 0.2, 1e-4),
+    ("poly", 20, 3, 2.0, 0.1, 1e-3),
 ])
-def test_svr_layout_same_iterates_as_the_reference(kernel, n, seed, C, eps, tol, agree):
+def test_svr_layout_same_iterates_as_the_reference(kernel, n, seed, C, eps, tol):
     X, z, order, base, y2, p = _svr_layout(n, seed, eps)
     K = _gram(kernel, X)
     Ko = K[np.ix_(order, order)]         # the reference: variable s on sample s mod n
@@ -248,11 +258,7 @@ def test_svr_layout_same_iterates_as_the_reference(kernel, n, seed, C, eps, tol,
     fast_at = lambda k: _quiet(_fast.fast_smo, kind, X, y2, C, tol,
                                NO_LIMIT if k is None else k, **kw)
     Q = _full_q(K, y2, base)
-    same_for = _lockstep(ref_at, fast_at, y2, Q, C, p, 1e-10 * max(1.0, C))
-    if agree < 0:
-        assert same_for == ref_at(None).n_iter > 10
-    else:
-        assert same_for >= agree
+    _assert_same_steps_up_to_a_tie(ref_at, fast_at, y2, Q, C, p, 1e-10 * max(1.0, C))
     ref, fast = ref_at(None), fast_at(None)
     assert fast.stats["row_length"] == n          # whole kernel rows, keyed by sample
     # the gradient the solver returns is Q alpha + p over the 2n variables
