@@ -18,7 +18,7 @@ SKIP_BROWSER ?=
 PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
 .PHONY: setup book pdf test test-unit test-doctest test-notebooks test-build test-browser \
-        test-latest test-oldest mutation lock lab serve bench format clean
+        test-portable test-latest test-oldest mutation lock lab serve bench format clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +90,17 @@ test-browser: test-build
 	  KTHEORY_REQUIRE_BROWSER=1 $(PY) -m pytest -q -m browser -p no:cacheprovider tests; \
 	fi
 
+# The portability check: the unit tests, the doctests and strict nbval over every notebook
+# again, under numeric environments other than this machine's own (OpenBLAS forced to its
+# Nehalem, Sandybridge or Haswell kernels, one or two BLAS threads, numba compiling for a
+# generic x86-64, numpy's SIMD loops without AVX2 or AVX-512), as a reader's older or
+# different processor would round. An environment this processor cannot run is named and
+# skipped; it fails if one that ran failed or none could run. `.ci/run` runs it after
+# `make test`; ONLY=name runs one environment (scripts/test_portable.py lists them).
+ONLY ?=
+test-portable: setup
+	$(PY) scripts/test_portable.py $(if $(ONLY),--only $(ONLY))
+
 # The unit tests and doctests against the newest versions pyproject.toml allows (not the
 # lock), in a separate environment, so that drift is seen early. Not part of `make test`.
 LATEST := .venv-latest
@@ -152,4 +163,4 @@ bench: setup
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis $(LATEST) $(OLDEST)
+	rm -rf _build .pytest_cache .hypothesis .numba-cache $(LATEST) $(OLDEST)
