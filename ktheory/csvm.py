@@ -324,20 +324,29 @@ def _newton_polish(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, alpha
     return G
 
 
-def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
-    """The bias from the KKT conditions ``G_i + y_i b`` (=0 free, >=0 at 0, <=0 at C).
+def _snap_to_bounds(alpha: np.ndarray, C: float) -> np.ndarray:
+    """``alpha`` with every multiplier within ``1000 eps`` (relative: to ``max alpha`` for
+    the bound 0, to ``C`` for the bound ``C``) of a bound set to that bound.
 
-    A multiplier within ``1e-11`` of the scale of ``alpha`` (``C``, or ``max alpha`` for
-    the hard margin) from a bound counts as at that bound: such an ``alpha_i`` (``1e-16``,
-    say) is rounding, and it is rounding whether the solver leaves it there or at exactly
-    0, which differs between machines. Counted as free it would pick one end of the
-    interval of optimal biases on one machine and the midpoint on another.
+    Such an ``alpha_i`` (``1e-16``, say) is the rounding of the final linear solve, left
+    there on one machine and exactly at the bound on another (as the BLAS rounds). Counted
+    as free it would make the bias its own ``-y_i G_i``, one end of the interval of optimal
+    biases, where another machine takes the midpoint of that interval.
     """
+    rel = 1e3 * np.finfo(np.float64).eps
+    out = alpha.copy()
+    out[out <= rel * (float(alpha.max()) if alpha.size else 0.0)] = 0.0
+    if np.isfinite(C):
+        out[out >= C - rel * C] = C
+    return out
+
+
+def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
+    """The bias from the KKT conditions ``G_i + y_i b`` (=0 free, >=0 at 0, <=0 at C),
+    for ``alpha`` snapped by :func:`_snap_to_bounds` (free means strictly inside)."""
     myG = -y * G
-    scale = C if np.isfinite(C) else (float(alpha.max()) if alpha.size else 0.0)
-    delta = 1e-11 * scale
-    above = alpha > delta                   # not at 0
-    below = alpha < C - delta               # not at C (always, for C = inf)
+    above = alpha > 0.0                     # not at 0
+    below = alpha < C                       # not at C (always, for C = inf)
     free = above & below
     if np.any(free):
         return float(np.mean(myG[free]))
@@ -656,6 +665,7 @@ class CentralSVC(ParamsMixin):
         Qt = (s[:, None] * s[None, :]) * Kt
         p = eps - v / sq
         alpha, G, it, viol = _smo(Qt, p, s, C, float(self.tol), int(self.max_iter))
+        alpha = _snap_to_bounds(alpha, C)
         if viol > self.tol:
             raise ValueError(
                 f"SMO did not reach tol={self.tol!r} in max_iter={self.max_iter} steps (KKT violation {viol:.3g}); "

@@ -99,12 +99,29 @@ def _primal_slsqp(K: np.ndarray, y: np.ndarray, C: float, L: np.ndarray) -> tupl
         V, b, xi = unpack(z)
         return np.concatenate([V.sum(axis=1), [b.sum()]])
 
+    # the constraints are linear: their exact Jacobians (finite differences made SLSQP stop
+    # after 4 evaluations, "positive directional derivative", under some BLAS kernels)
+    nz = nv + k + n * k
+    J_in = np.zeros((n * k, nz))
+    J_eq = np.zeros((r + 1, nz))
+    for j in range(k):
+        rows = np.arange(n) * k + j
+        J_in[rows[:, None], np.arange(r) * k + j] = -R          # -(R V)_ij
+        J_in[rows, nv + j] = -1.0                                # -b_j
+        J_eq[:r, np.arange(r) * k + j] = np.eye(r)               # sum_j V_j
+    J_in[np.arange(n * k), nv + k + np.arange(n * k)] = 1.0      # xi_ij
+    J_eq[r, nv:nv + k] = 1.0                                     # sum_j b_j
     z0 = np.concatenate([np.zeros(nv + k), np.maximum(-Y, 0).ravel() + 1.0])
     bounds = [(None, None)] * (nv + k) + [(0, None)] * (n * k)
     res = minimize(obj, z0, jac=grad, method="SLSQP", bounds=bounds,
-                   constraints=[{"type": "ineq", "fun": ineq}, {"type": "eq", "fun": eq}],
+                   constraints=[{"type": "ineq", "fun": ineq, "jac": lambda z: J_in},
+                                {"type": "eq", "fun": eq, "jac": lambda z: J_eq}],
                    options={"maxiter": 3000, "ftol": 1e-12})
-    assert res.success, res.message
+    # trusted only at a feasible end point reached converged, or unable to improve at
+    # float64 accuracy (status 8)
+    assert res.status in (0, 8), res.message
+    assert ineq(res.x).min() >= -1e-8 and np.abs(eq(res.x)).max() <= 1e-8
+    assert res.x[nv + k:].min() >= -1e-12
     V, b, _ = unpack(res.x)
     return float(res.fun), U @ (V / np.sqrt(lam)[:, None]), b
 

@@ -567,10 +567,21 @@ def _violation(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C: float) -> f
 def _intercept_and_objective(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C: float,
                              p: np.ndarray | None) -> tuple[float, float]:
     """libsvm's intercept (``calculate_rho``) and the objective ``1/2 a^T Q a + p^T a``
-    (``p = -e`` if None) from the solution and ``v = -y grad``."""
+    (``p = -e`` if None) from the solution and ``v = -y grad``.
+
+    Unlike libsvm, a multiplier within four units in the last place of a bound (of ``C``
+    for the upper bound, of the largest multiplier for 0) is *set* to that bound (in ``alpha``, in place) before the intercept is chosen: an
+    ``alpha_i`` of ``2e-16`` or ``C - 1e-16`` is the residue of a step's rounding, left on
+    one machine and not on another (as the BLAS rounds the kernel). Counted as free it
+    would make the intercept its own ``v_i``, one end of the interval of optimal
+    intercepts, where another machine takes the midpoint of that interval; snapped, every
+    machine takes the midpoint (any intercept in the interval is optimal)."""
     inf = np.inf
-    upper = alpha >= C
-    lower = alpha <= 0.0
+    ulps = 4.0 * np.finfo(np.float64).eps
+    lower = alpha <= ulps * (float(alpha.max()) if alpha.size else 0.0)
+    upper = alpha >= C - ulps * C
+    alpha[lower] = 0.0
+    alpha[upper] = C[upper] if np.ndim(C) else C
     free = ~(upper | lower)
     if np.any(free):
         b = float(np.mean(v[free]))
