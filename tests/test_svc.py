@@ -335,6 +335,12 @@ def _qp_oracle(K: np.ndarray, y: np.ndarray, C: float) -> float:
             method="SLSQP",
             options={"ftol": 1e-14, "maxiter": 1000},
         )
+        # trusted only at a feasible point where SLSQP converged (0) or could not
+        # improve at float64 accuracy (8, "positive directional derivative")
+        assert res.status in (0, 8), res.message
+        a = res.x
+        assert abs(a @ y) <= 1e-8 * max(1.0, C * n), "SLSQP's point violates y'a = 0"
+        assert a.min() >= -1e-8 and a.max() <= C + 1e-8, "SLSQP's point leaves the box"
         best = min(best, float(res.fun))
     return best
 

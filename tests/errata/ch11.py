@@ -52,6 +52,14 @@ def _dual_value(K, y, C, eps, beta_bounds):
         ],
         options={"ftol": 1e-15, "maxiter": 3000},
     )
+    # trusted only at a feasible point where SLSQP converged (0) or could not improve
+    # at float64 accuracy (8, "positive directional derivative"): a failed solve must
+    # not make the seed's form "fail" for the wrong reason
+    assert res.status in (0, 8), res.message
+    a, beta = res.x[:n], res.x[n]
+    assert abs(y @ a) <= 1e-8 * max(1.0, a.sum()), "SLSQP's point violates y'a = 0"
+    assert a.min() >= -1e-8 and a.max() <= C + 1e-8, "SLSQP's point leaves the box"
+    assert beta_bounds[0] is None or beta >= beta_bounds[0] - 1e-8, "beta below bound"
     return -res.fun
 
 
