@@ -14,7 +14,7 @@ py="$scratch/venv/bin/python"
 # A non-editable install of a copy (the freeze names no local path, the tree gets no build/).
 mkdir "$scratch/src"
 cp -r pyproject.toml README.md ktheory "$scratch/src/"
-"$py" -m pip install --quiet "$scratch/src[test,book,lab]"
+"$py" -m pip install --quiet "$scratch/src[test,book,lab,fast]"
 pyver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 mkdir -p requirements
 {

@@ -47,6 +47,7 @@ def _run(tmp_path: Path, cpu: str | None) -> dict[str, int]:
 
 
 def test_numba_cache_never_serves_one_cpus_code_to_another(tmp_path):
+    pytest.importorskip("numba")
     (tmp_path / "cached_mod.py").write_text(
         "import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x * x + 1.0\n"
     )

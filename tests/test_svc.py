@@ -586,6 +586,7 @@ def test_predict_before_fit_and_wrong_features():
         clf.predict([[np.nan, 0.0]])
 
 
+@pytest.mark.needs_numba
 def test_gram_memory_limit():
     # the limit applies to a callable kernel, whose n x n matrix is computed and held
     X = np.random.default_rng(0).standard_normal((600, 2))

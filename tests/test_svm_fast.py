@@ -25,8 +25,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ktheory import kernels as km
-from ktheory.svm import SVC, SVR, ConvergenceWarning, _fast, smo_solve
+pytest.importorskip("numba", reason="the compiled solver's own tests need numba")
+
+from ktheory import kernels as km  # noqa: E402
+from ktheory.svm import SVC, SVR, ConvergenceWarning, _fast, smo_solve  # noqa: E402
 
 BIG_CACHE = 1000.0      # MiB: every row of these problems fits
 TINY_CACHE = 1e-6       # MiB: two rows (the minimum)

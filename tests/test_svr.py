@@ -316,6 +316,7 @@ def test_named_callable_precomputed_agree():
     assert pre.support_vectors_.shape == (0, 0)
 
 
+@pytest.mark.needs_numba
 def test_no_2n_by_2n_matrix():
     """The 2n problem is solved on the n x n matrix: peak memory of a fit stays below
     3 * 8 n^2 bytes (a 2n x 2n float64 matrix alone would be 4 * 8 n^2)."""

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from ._input import validate_y
-from ._smo import ConvergenceWarning
+from ._smo import ConvergenceWarning, _compiled
 
 __all__ = [
     "class_pairs",
@@ -123,11 +123,12 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
     diag = None
-    if gram is None:               # the kernel's diagonal, once for all pairs
-        from ._fast import KERNEL_CODES, kernel_diag
-
+    fast = _compiled()
+    if gram is None and fast is not None:   # the kernel's diagonal, once for all pairs
         kp = (float(est._gamma_ or 0.0), float(est.coef0), float(est.degree))
-        diag = kernel_diag(KERNEL_CODES[est._kernel_params_["kernel"]], X, kp)
+        diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X, kp)
+    elif gram is None:             # numpy path (no numba): the Gram matrix, once for all pairs
+        gram = est._dual_gram(X)
 
     pairs = class_pairs(k)
     n_pairs = len(pairs)

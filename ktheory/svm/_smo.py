@@ -317,6 +317,16 @@ def _diag_scale(diag: np.ndarray) -> float:
     return s if 0.0 < s < _SMALL_SCALE else 1.0
 
 
+def _compiled() -> Any:
+    """The compiled solver (:mod:`ktheory.svm._fast`), or None where numba cannot be
+    imported: the estimators then solve with numpy (``SVC._dual_numpy``)."""
+    try:
+        from . import _fast
+    except ImportError:
+        return None
+    return _fast
+
+
 def _as_result(res: Any) -> SMOResult:
     """An :class:`SMOResult` from the compiled solver's result, warning as
     :func:`smo_solve` does when it stopped at ``max_iter``."""
@@ -737,8 +747,9 @@ class SVC(ParamsMixin):
     gap_ : float or numpy.ndarray of shape (k(k-1)/2,)
         Final maximal violation ``m(alpha) - M(alpha)`` (``< tol``), per pair
         for ``k >= 3``.
-    solver_stats_ : dict or list of dict
-        What the solver did (a list, one per pair, for ``k >= 3``):
+    solver_stats_ : dict or list of dict or None
+        What the compiled solver did (None where numba is not installed and the
+        estimator solved with numpy, see Notes; a list, one per pair, for ``k >= 3``):
         ``cache_rows`` (rows the cache holds), ``row_length``, ``hits``,
         ``misses`` and ``evictions`` of the row cache, ``shrink_steps``
         (shrinking checks that set variables aside), ``unshrinks`` (0 or 1:
@@ -777,6 +788,13 @@ class SVC(ParamsMixin):
     there the paths differ and end at the same optimum to ``tol``. With
     shrinking the order of the active set is no longer libsvm's either, so
     ties may go another way than in libsvm.
+
+    Without numba (it is the optional extra ``ktheory[fast]``) the estimator
+    solves with numpy: :func:`smo_solve`'s iteration on the Gram matrix of the
+    training data (so ``gram_limit_mb`` applies to every kernel), without a
+    row cache or shrinking (``shrinking``, ``cache_size`` and ``verbose`` have
+    no effect and ``solver_stats_`` is None). The problem, the stopping rule and
+    the intercept rule are the same, and so is the optimum to ``tol``.
 
     Examples
     --------
@@ -1027,8 +1045,9 @@ class SVC(ParamsMixin):
         the kernel's diagonal over all samples of ``X`` if the caller has it (one-vs-one
         computes it once for all pairs).
         """
-        from . import _fast
-
+        _fast = _compiled()
+        if _fast is None:
+            return self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
         kern = self._kernel_params_["kernel"]
         opts = dict(cache_size=float(self.cache_size), shrinking=bool(self.shrinking),
                     verbose=bool(self.verbose))
@@ -1062,6 +1081,46 @@ class SVC(ParamsMixin):
                 f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
             )
         return _as_result(res)
+
+    def _dual_gram(self, X: np.ndarray) -> np.ndarray:
+        """The training Gram matrix of a named kernel for :meth:`_dual_numpy`, within
+        ``gram_limit_mb``."""
+        n_all = X.shape[0]
+        need_mb = n_all * n_all * 8 / 2**20
+        if need_mb > float(self.gram_limit_mb):
+            raise ValueError(
+                f"numba is not installed, so {type(self).__name__} solves with numpy on the Gram "
+                f"matrix; for n={n_all} samples it needs {need_mb:.0f} MiB, more than "
+                f"gram_limit_mb={self.gram_limit_mb}. Install numba, whose compiled solver "
+                "computes kernel rows on demand, or raise gram_limit_mb"
+            )
+        return self._gram(X, None, "training data")
+
+    def _dual_numpy(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray,
+                    y: np.ndarray, C: float, tol: float, max_iter: int,
+                    p: np.ndarray | None = None) -> SMOResult:
+        """:meth:`_dual` where numba is not installed: the same problem, stopping rule and
+        intercept rule, by the iteration of the readable reference :func:`smo_solve`
+        (numpy), on the Gram matrix of the samples ``base`` refers to. It holds that
+        matrix (``gram_limit_mb`` applies to every kernel), has no row cache and no
+        shrinking, and reports no ``solver_stats_`` (None); it reaches the same optimum
+        to the tolerance as the compiled solver, by the same steps up to the first exact
+        tie of the selection."""
+        if gram is None:
+            gram = self._dual_gram(X)
+        m = base.shape[0]
+        half = m // 2
+        if m and m % 2 == 0 and np.array_equal(base[:half], base[half:]):
+            idx = base[:half]      # SVR's layout: variable s on sample base[s mod n]
+        else:
+            idx = base
+        K = np.ascontiguousarray(gram[np.ix_(idx, idx)], dtype=np.float64)
+        if not np.all(np.isfinite(K)):
+            raise ValueError(
+                f"the {self._kernel_name()} kernel gave NaN or infinite values for the training "
+                "data (overflow: X's values too large for this kernel and gamma / coef0 / "
+                "degree); rescale X or change the kernel's parameters")
+        return _smo(K, y, C, tol, max_iter, p)
 
     def _validate_test_X(self, X: Any) -> np.ndarray:
         X, _ = validate_X(X, "X", estimator=type(self).__name__)

@@ -258,6 +258,8 @@ class SVR(ParamsMixin):
     _kernel_name = SVC._kernel_name
     _training_gram = SVC._training_gram
     _dual = SVC._dual
+    _dual_numpy = SVC._dual_numpy
+    _dual_gram = SVC._dual_gram
     _validate_test_X = SVC._validate_test_X
 
     def _check_multiclass_params(self) -> None:

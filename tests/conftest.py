@@ -1,0 +1,27 @@
+"""Shared pytest set-up: the ``needs_numba`` marker.
+
+``make test-no-numba`` runs the SVM estimators' tests with numba hidden
+(``tests/_no_numba`` first on ``PYTHONPATH``), as on a machine without it, where the
+estimators solve with numpy. A test of what only the compiled solver does (kernel rows on
+demand, its memory) is marked ``needs_numba`` and is skipped there, by name.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+try:
+    import numba  # noqa: F401
+
+    HAVE_NUMBA = True
+except ImportError:
+    HAVE_NUMBA = False
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAVE_NUMBA:
+        return
+    skip = pytest.mark.skip(reason="needs numba's compiled solver (numba is not importable)")
+    for item in items:
+        if "needs_numba" in item.keywords:
+            item.add_marker(skip)
