@@ -1019,8 +1019,8 @@ class SVC(ParamsMixin):
         if not callable(kern):
             return None
         n = X.shape[0]
-        need_mb = n * n * 8 / 2**20
-        if need_mb > float(self.gram_limit_mb):
+        need_mb = self._gram_over_limit(n)
+        if need_mb:
             raise ValueError(
                 f"the training Gram matrix of the kernel callable for n={n} samples needs "
                 f"{need_mb:.0f} MiB (n**2 * 8 bytes), more than gram_limit_mb={self.gram_limit_mb}; "
@@ -1064,8 +1064,7 @@ class SVC(ParamsMixin):
                     return _as_result(res)
             # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
             # it is not finite either), within gram_limit_mb
-            n_all = X.shape[0]
-            if n_all * n_all * 8 / 2**20 > float(self.gram_limit_mb):
+            if self._gram_over_limit(X.shape[0]):
                 raise ValueError(
                     f"the {self._kernel_name()} kernel gave NaN or infinite values for the "
                     "training data (overflow: X's values too large for this kernel and "
@@ -1082,12 +1081,18 @@ class SVC(ParamsMixin):
             )
         return _as_result(res)
 
+    def _gram_over_limit(self, n: int) -> float:
+        """The MiB an ``n x n`` float64 Gram matrix needs if that exceeds
+        ``gram_limit_mb``, else 0."""
+        need_mb = n * n * 8 / 2**20
+        return need_mb if need_mb > float(self.gram_limit_mb) else 0.0
+
     def _dual_gram(self, X: np.ndarray) -> np.ndarray:
         """The training Gram matrix of a named kernel for :meth:`_dual_numpy`, within
-        ``gram_limit_mb``."""
+        ``gram_limit_mb`` (finite, or :meth:`_gram` raises)."""
         n_all = X.shape[0]
-        need_mb = n_all * n_all * 8 / 2**20
-        if need_mb > float(self.gram_limit_mb):
+        need_mb = self._gram_over_limit(n_all)
+        if need_mb:
             raise ValueError(
                 f"numba is not installed, so {type(self).__name__} solves with numpy on the Gram "
                 f"matrix; for n={n_all} samples it needs {need_mb:.0f} MiB, more than "
@@ -1114,12 +1119,8 @@ class SVC(ParamsMixin):
             idx = base[:half]      # SVR's layout: variable s on sample base[s mod n]
         else:
             idx = base
+        # finite: _gram checks a named or callable kernel's matrix, validation a precomputed one
         K = np.ascontiguousarray(gram[np.ix_(idx, idx)], dtype=np.float64)
-        if not np.all(np.isfinite(K)):
-            raise ValueError(
-                f"the {self._kernel_name()} kernel gave NaN or infinite values for the training "
-                "data (overflow: X's values too large for this kernel and gamma / coef0 / "
-                "degree); rescale X or change the kernel's parameters")
         return _smo(K, y, C, tol, max_iter, p)
 
     def _validate_test_X(self, X: Any) -> np.ndarray:

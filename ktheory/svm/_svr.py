@@ -260,6 +260,7 @@ class SVR(ParamsMixin):
     _dual = SVC._dual
     _dual_numpy = SVC._dual_numpy
     _dual_gram = SVC._dual_gram
+    _gram_over_limit = SVC._gram_over_limit
     _validate_test_X = SVC._validate_test_X
 
     def _check_multiclass_params(self) -> None:
