@@ -3,6 +3,20 @@
 Every public function validates its input here so that bad input produces a
 ``ValueError`` or ``TypeError`` that names the argument and says what was
 expected, instead of an opaque numpy traceback or a silently wrong answer.
+
+Two layers:
+
+* the functions and kernels (``check_array``, ``check_pair``, ``check_symmetric``, ...):
+  numpy input, the package's own wording, and what only ``ktheory`` needs (symmetry and
+  positive semi-definiteness of Gram matrices at the input's rounding level);
+* the estimators (``fit_data``, ``predict_data``, ``class_labels``, ``real_target``):
+  scikit-learn's ``validate_data`` and target checks (``n_features_in_``,
+  ``feature_names_in_``, its messages and warnings), with the package's dtype rules in
+  front of them: complex numbers, strings, dates and ``None`` are a ``TypeError`` naming the
+  argument, never a silent real part or a conversion error from deep inside numpy.
+
+:mod:`ktheory.alignment` does not use the estimator layer: it accepts arrays of any
+array-API library, which scikit-learn's validation would convert to numpy.
 """
 
 from __future__ import annotations
@@ -13,12 +27,21 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ComplexDataError",
     "check_array",
+    "class_labels",
+    "fit_data",
+    "predict_data",
+    "real_target",
+    "score_target",
+    "accuracy",
     "check_pair",
     "check_positive",
+    "check_psd_gram",
     "check_square_matrix",
     "check_symmetric",
     "floating_dtype",
+    "symmetrized",
     "symmetry_rtol",
 ]
 
@@ -239,3 +262,251 @@ def check_symmetric(
             f"exceeds {rtol:g} times max |{name}| = {scale:.3g}"
         )
     return K
+
+
+def symmetrized(K: np.ndarray, name: str, in_dtype: Any) -> np.ndarray:
+    """``K`` (float64) checked for symmetry to the tolerance of the dtype it came with
+    (:func:`symmetry_rtol`); a low-precision input admitted with a rounding-level
+    asymmetry is replaced by its symmetric part ``(K + K.T) / 2`` (then a private copy),
+    so that a solver sees an exactly symmetric matrix."""
+    try:
+        dt = np.dtype(in_dtype if in_dtype is not None else np.float64)
+    except TypeError:
+        dt = np.dtype(np.float64)
+    rtol = symmetry_rtol(dt)
+    check_symmetric(K, name, rtol=rtol)
+    if rtol > DEFAULT_SYMMETRY_RTOL:
+        K = 0.5 * (K + K.T)
+    return K
+
+
+def check_psd_gram(K: np.ndarray, what: str, *, rtol: float, why: str) -> None:
+    """``ValueError`` if the symmetric float64 matrix ``K`` is clearly indefinite.
+
+    A Cholesky factorisation of ``K + 1e-9 max|diag K| I`` accepts (the fast path);
+    otherwise the smallest eigenvalue must be ``>= -rtol`` times the largest absolute one
+    (a Gram matrix computed in single precision is PSD only to about ``1e-6``). ``what``
+    names the matrix in the message and ``why`` says why it must be PSD.
+    """
+    n = K.shape[0]
+    d = np.abs(np.diagonal(K))
+    s = float(d.max()) if n else 0.0
+    if s == 0.0:
+        s = float(np.max(np.abs(K))) if n else 0.0
+        if s == 0.0:
+            return
+    try:
+        np.linalg.cholesky(K + (1e-9 * s) * np.eye(n))
+        return
+    except np.linalg.LinAlgError:
+        pass
+    ev = np.linalg.eigvalsh(K)
+    big = float(np.max(np.abs(ev)))
+    if ev[0] < -rtol * big:
+        raise ValueError(
+            f"{what} is not positive semidefinite (smallest eigenvalue {ev[0]:.3g}, largest "
+            f"{ev[-1]:.3g}); {why}"
+        )
+
+
+# --------------------------------------------------------------------------- estimators
+class ComplexDataError(TypeError, ValueError):
+    """Complex input where real numbers are needed: a ``TypeError`` (the wrong kind of
+    number), and a ``ValueError`` as scikit-learn's estimator checks expect."""
+
+
+def _reject_non_numbers(A: Any, name: str, max_ndim: int | None = None) -> None:
+    """``TypeError`` for what is not an array of real numbers (sparse input is left to
+    scikit-learn, which refuses it with its own ``TypeError``); ``ValueError`` for ragged
+    input and for more than ``max_ndim`` dimensions."""
+    what = "a 2-D array of numbers" if max_ndim == 2 else "an array of numbers"
+    if A is None:
+        raise TypeError(f"{name} must be {what}, got None")
+    if isinstance(A, (str, bytes)):
+        raise TypeError(f"{name} must be {what}, got a string {A!r}")
+    if hasattr(A, "toarray") or type(A).__module__.startswith("scipy.sparse"):
+        return
+    try:
+        raw = np.asarray(A)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a rectangular array of numbers (ragged rows?): {exc}") from None
+    if max_ndim == 2 and raw.ndim == 1:
+        raise ValueError(
+            f"Expected a 2-D array for {name}, got a 1-D array of shape {raw.shape} instead. "
+            f"Reshape your data either using {name}.reshape(-1, 1) if it has a single feature "
+            f"or {name}.reshape(1, -1) if it contains a single sample."
+        )
+    if max_ndim is not None and (raw.ndim > max_ndim or raw.ndim == 0):
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got a {raw.ndim}-D array "
+            f"of shape {raw.shape}"
+        )
+    if raw.size > MAX_ARRAY_ELEMENTS:
+        raise ValueError(
+            f"{name} has {raw.size} values (shape {raw.shape}), more than the limit "
+            f"MAX_ARRAY_ELEMENTS = {MAX_ARRAY_ELEMENTS} (16 GiB as float64)"
+        )
+    kind = raw.dtype.kind
+    if kind == "c":
+        raise ComplexDataError(
+            f"Complex data not supported: {name} has dtype {raw.dtype}; real numbers are needed "
+            f"(pass np.real({name}) if the real part is what you mean)"
+        )
+    if kind in "USV":
+        raise TypeError(f"{name} must hold numbers; got an array of dtype {raw.dtype} (strings or bytes)")
+    if kind in "Mm":
+        raise TypeError(f"{name} must hold numbers; got an array of dtype {raw.dtype} (dates or times)")
+    if kind == "O":
+        try:
+            np.asarray(raw, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            if any(isinstance(v, complex) for v in raw.flat):
+                raise ComplexDataError(
+                    f"Complex data not supported: {name} holds complex numbers; real numbers are needed"
+                ) from None
+            raise TypeError(
+                f"{name} must hold numbers; its object entries could not be converted to float ({exc})"
+            ) from None
+
+
+def _n_rows(A: Any) -> int | None:
+    """The number of rows of an array-like, or None if it has no shape."""
+    shape = getattr(A, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    if isinstance(A, (list, tuple)):
+        return len(A)
+    return None
+
+
+def _as_float64(Xv: Any) -> tuple[np.ndarray, np.dtype]:
+    dtype = np.dtype(Xv.dtype)
+    return np.ascontiguousarray(Xv, dtype=np.float64), dtype
+
+
+def fit_data(estimator: Any, X: Any, y: Any = None, *, y_numeric: bool = False,
+             requires_y: bool = True) -> tuple[np.ndarray, Any, np.dtype]:
+    """``(X, y, dtype)`` for ``fit``: scikit-learn's ``validate_data(reset=True)`` behind the
+    package's dtype rules. ``X`` comes back as C-contiguous float64 and ``dtype`` is the
+    floating type whose rounding describes the input (float32 stays float32, everything
+    else is float64) so that tolerances can follow it. ``y`` is 1-D (a column vector is
+    ravelled with scikit-learn's ``DataConversionWarning``); with ``y_numeric`` it is
+    float64. ``requires_y=False`` validates ``X`` alone (transformers).
+
+    Sets ``n_features_in_`` (and ``feature_names_in_``) at once, as ``validate_data``
+    does: decorate ``fit`` with :func:`ktheory._base.atomic_fit` so that a failure puts
+    them back.
+    """
+    from sklearn.utils.validation import validate_data
+
+    _reject_non_numbers(X, "X", max_ndim=2)
+    if not requires_y:
+        Xf, dtype = _as_float64(validate_data(estimator, X, reset=True, dtype=[np.float64, np.float32]))
+        return Xf, None, dtype
+    if y is not None and y_numeric:
+        _reject_non_numbers(y, "y")
+    elif y is not None:
+        _reject_complex(y)
+    nx, ny = _n_rows(X), _n_rows(y)
+    if nx is not None and ny is not None and nx != ny:
+        what = "targets" if y_numeric else "labels"
+        raise ValueError(f"X has {nx} samples (rows) but y has {ny} {what}; they must be equal")
+    Xv, yv = validate_data(estimator, X, y, reset=True, dtype=[np.float64, np.float32],
+                           y_numeric=y_numeric)
+    Xf, dtype = _as_float64(Xv)
+    if y_numeric:
+        yv = np.asarray(yv, dtype=np.float64)
+    return Xf, yv, dtype
+
+
+def _reject_complex(y: Any) -> None:
+    try:
+        raw = np.asarray(y)
+    except (TypeError, ValueError):
+        return
+    if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(isinstance(v, complex) for v in raw.flat)):
+        raise ComplexDataError("Complex data not supported: y holds complex numbers; y must hold class labels")
+
+
+def predict_data(estimator: Any, X: Any, *, fitted: str | list[str] | None = None) -> tuple[np.ndarray, np.dtype]:
+    """``(X, dtype)`` for ``predict``, ``transform``, ...: scikit-learn's ``check_is_fitted``
+    (its ``NotFittedError``; ``fitted`` names the attributes that mark a fit) then
+    ``validate_data(reset=False)`` (the feature count and names seen in ``fit``)."""
+    from sklearn.utils.validation import check_is_fitted, validate_data
+
+    check_is_fitted(estimator, fitted)
+    _reject_non_numbers(X, "X", max_ndim=2)
+    Xv = validate_data(estimator, X, reset=False, dtype=[np.float64, np.float32])
+    return _as_float64(Xv)
+
+
+def class_labels(y: np.ndarray, *, estimator: str, max_classes: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, codes)`` of class labels validated by :func:`fit_data`: ``classes``
+    sorted, ``codes`` in ``0..k-1`` with ``classes[codes] == y``. scikit-learn's
+    ``check_classification_targets`` refuses continuous and multi-output targets; then at
+    least two classes, and at most ``max_classes``."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"the labels in y must be mutually comparable values (one type): {exc}") from None
+    check_classification_targets(y)
+    codes = codes.ravel()
+    if classes.shape[0] < 2:
+        one = "n_samples=1: " if y.shape[0] == 1 else ""
+        raise ValueError(
+            f"{one}y contains a single class ({classes[0]!r}), one class only; "
+            f"{estimator} needs at least two classes"
+        )
+    if max_classes is not None and classes.shape[0] > max_classes:
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is multiclass: "
+            f"y contains {classes.shape[0]} classes; {estimator} takes {max_classes}"
+        )
+    return classes, codes
+
+
+def real_target(y: np.ndarray, *, estimator: str) -> np.ndarray:
+    """A real target validated by :func:`fit_data` with ``y_numeric=True``, checked finite
+    (scikit-learn checks it too; this names the estimator)."""
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"y contains NaN or infinity; {estimator} needs finite real targets")
+    return y
+
+
+def score_target(y: Any, n_samples: int, *, y_numeric: bool) -> np.ndarray:
+    """The ``y`` of a ``score`` written by the package (where scikit-learn's mixin does not
+    fit): not None, 1-D (a column vector is ravelled with a ``DataConversionWarning``),
+    ``n_samples`` long; with ``y_numeric`` real, finite float64."""
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError("score requires y to be passed, but the target y is None")
+    if y_numeric:
+        _reject_non_numbers(y, "y")
+    else:
+        _reject_complex(y)
+    try:
+        arr = column_or_1d(y, warn=True)
+    except ValueError as exc:
+        raise ValueError(f"y must be a 1-D array with one target per row of X: {exc}") from None
+    if arr.shape[0] != n_samples:
+        what = "targets" if y_numeric else "labels"
+        raise ValueError(f"X has {n_samples} samples (rows) but y has {arr.shape[0]} {what} (y has shape "
+                         f"{np.shape(y)}); y must have shape ({n_samples},), one per sample")
+    if y_numeric:
+        arr = np.asarray(arr, dtype=np.float64)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("y contains NaN or infinity")
+    return arr
+
+
+def accuracy(pred: np.ndarray, y: Any) -> float:
+    """Mean accuracy of the predictions ``pred`` against the labels ``y`` (checked by
+    :func:`score_target`). Written here rather than taken from ``ClassifierMixin.score``:
+    its ``accuracy_score`` refuses labels whose type it cannot name (integers held in an
+    object array against integer predictions) and ``y=None`` with a message about its own
+    parameters."""
+    return float(np.mean(pred == score_target(y, pred.shape[0], y_numeric=False)))

@@ -8,6 +8,10 @@ directly with feature matrices and never forms an ``n x n`` matrix,
 same from a stream of ``(X_i, Y_i)`` batches, and ``kta_deviation_bound``,
 which takes a sample size and a probability.
 
+The module stays one file although it is long (about 1100 lines): it is Chapter 12's
+toolbox, and its measures (KTA, CKA, HSIC), the kernel-learning weights and the tests all
+share the same centring, norms and degenerate-input rules written once at its top.
+
 Conventions
 -----------
 * ``H = I - 11^T / n`` is the centering matrix; ``center_kernel(K) = H K H``.

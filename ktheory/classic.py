@@ -14,21 +14,24 @@
 
 These are teaching instruments: small, deterministic (every random choice comes from
 ``random_state``), vectorised over samples except where the algorithm itself is sequential
-(the error-correction rule visits one sample at a time by definition).
+(the error-correction rule visits one sample at a time by definition). The estimators are
+scikit-learn classifiers (``KTheoryClassifierMixin`` on :class:`ktheory._base.KTheoryEstimator`);
+their input is validated by :mod:`ktheory._validation` (scikit-learn's ``validate_data``).
+
+The module stays one file although it is long: it is Chapter 1's toolbox, read alongside
+that chapter, and its three classifiers share the input checks and the scale limit below.
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from ktheory._base import ParamsMixin
-
-from ._validation import check_array
-from .svm._input import ComplexDataError, DataConversionWarning, _flavoured, not_fitted_error
+from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
+from ._validation import ComplexDataError, check_array, class_labels, fit_data, predict_data
 
 __all__ = [
     "PiecewiseLinearClassifier",
@@ -41,93 +44,66 @@ __all__ = [
 #: Largest number of parameters an MLP may have (refused up front above it).
 MAX_MLP_PARAMETERS = 10_000_000
 
-
-# --------------------------------------------------------------------------- input checks
-def _check_X(X: Any, name: str = "X") -> np.ndarray:
-    """A finite float64 2-D array; complex input is a ComplexDataError (TypeError and ValueError)."""
-    if hasattr(X, "toarray") and type(X).__module__.startswith("scipy.sparse"):
-        raise TypeError(f"{name} is a sparse matrix; sparse data is not supported, convert it with {name}.toarray()")
-    raw = X
-    try:
-        return check_array(raw, name)
-    except TypeError as exc:
-        if "complex" in str(exc):
-            raise ComplexDataError(f"Complex data not supported: {exc}") from None
-        raise
-    except ValueError as exc:
-        msg = str(exc)
-        if "1-D array" in msg:
-            raise ValueError(msg + " Reshape your data.") from None
-        if "is empty" in msg:
-            arr = np.asarray(raw)
-            what = "sample(s)" if arr.shape[0] == 0 else "feature(s)"
-            raise ValueError(
-                f"Found array with 0 {what} (shape={arr.shape}) while a minimum of 1 is required: {name} is empty"
-            ) from None
-        raise
-
-
 #: Largest (and smallest non-zero) magnitude of an input entry the estimators accept: squares and
 #: products of entries must stay inside the float64 range.
 MAX_ABS_INPUT = 1e150
 
 
+# --------------------------------------------------------------------------- input checks
 def _check_scale(Xa: np.ndarray, name: str = "X") -> np.ndarray:
+    """``Xa`` unchanged, or a ``ValueError`` if its largest magnitude is outside
+    ``(1 / MAX_ABS_INPUT, MAX_ABS_INPUT)`` (all zeros is accepted)."""
     top = float(np.abs(Xa).max()) if Xa.size else 0.0
     if top > MAX_ABS_INPUT or 0.0 < top < 1.0 / MAX_ABS_INPUT:
         raise ValueError(
-            f"{name} has entries of magnitude up to {top:.3g}; squares and products of such values leave the "
-            f"float64 range. Rescale {name} (e.g. standardise it) so that 1e-150 < max|{name}| < 1e150"
+            f"{name} has entries of magnitude up to {top:.3g}; squares and products of such values "
+            f"leave the float64 range. Rescale {name} (e.g. standardise it) so that "
+            f"1e-150 < max|{name}| < 1e150"
         )
     return Xa
 
 
-def _check_Xy(X: Any, y: Any, estimator: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    Xa = _check_scale(_check_X(X))
-    if y is None:
-        raise ValueError(f"{estimator} requires y to be passed, but the target y is None")
-    ya = np.asarray(y)
-    if ya.ndim == 2 and ya.shape[1] == 1:
-        warnings.warn(
-            _flavoured(DataConversionWarning, "DataConversionWarning")(
-                "A column-vector y was passed when a 1d array was expected. Please change "
-                "the shape of y to (n_samples,), for example using ravel()."
-            ),
-            stacklevel=3,
+def _check_matrix(X: Any, name: str) -> np.ndarray:
+    """A finite float64 2-D array for :func:`mlp_loss_gradient` (not an estimator: no
+    ``n_features_in_``); complex input is a :class:`ComplexDataError`, empty input is
+    reported in scikit-learn's words."""
+    if hasattr(X, "toarray") and type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(
+            f"{name} is a sparse matrix; sparse data is not supported, convert it with {name}.toarray()"
         )
-        ya = ya.ravel()
-    if ya.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of class labels; got shape {ya.shape}")
-    if ya.shape[0] != Xa.shape[0]:
-        raise ValueError(f"X has {Xa.shape[0]} samples (rows) but y has {ya.shape[0]} labels; they must be equal")
-    if ya.dtype.kind == "c":
-        raise ComplexDataError("Complex data not supported: y holds complex numbers; y must hold class labels")
-    if ya.dtype.kind == "f":
-        if not np.all(np.isfinite(ya)):
-            raise ValueError("y contains NaN or infinity")
-        if np.any(ya != np.round(ya)):
-            raise ValueError(f"Unknown label type: continuous. {estimator} is a classifier; y must hold class labels")
     try:
-        classes, codes = np.unique(ya, return_inverse=True)
+        return check_array(X, name)
     except TypeError as exc:
-        raise TypeError(f"the labels in y must be mutually comparable values: {exc}") from None
-    if classes.shape[0] < 2:
-        raise ValueError(f"y contains one class only ({classes[0].tolist()!r}); {estimator} needs at least two classes")
-    return Xa, classes, codes.ravel()
+        if "complex" in str(exc):
+            raise ComplexDataError(f"Complex data not supported: {exc}") from None
+        raise
+    except ValueError as exc:
+        if "is empty" in str(exc):
+            shape = np.shape(X)
+            what = "sample(s)" if shape[0] == 0 else "feature(s)"
+            raise ValueError(
+                f"Found array with 0 {what} (shape={shape}) while a minimum of 1 is required: "
+                f"{name} is empty"
+            ) from None
+        raise
 
 
-def _check_fitted(est: Any, attr: str) -> None:
-    if not hasattr(est, attr):
-        raise not_fitted_error(est)
+def _fit_Xy(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(X, classes, codes)`` for ``fit``: :func:`ktheory._validation.fit_data` (which sets
+    ``n_features_in_``: ``fit`` is :func:`ktheory._base.atomic_fit`), the scale limit and
+    :func:`ktheory._validation.class_labels` (at least two classes).
+    """
+    Xa, ya, _ = fit_data(est, X, y)
+    _check_scale(Xa)
+    classes, codes = class_labels(ya, estimator=type(est).__name__)
+    return Xa, classes, codes
 
 
-def _check_predict_X(est: Any, X: Any) -> np.ndarray:
-    Xa = _check_scale(_check_X(X))
-    if Xa.shape[1] != est.n_features_in_:
-        raise ValueError(
-            f"X has {Xa.shape[1]} features, but {type(est).__name__} is expecting {est.n_features_in_} features as input"
-        )
-    return Xa
+def _predict_X(est: Any, X: Any, fitted: str) -> np.ndarray:
+    """``X`` for prediction: fitted (``fitted`` names the attribute), the feature count of
+    ``fit`` (:func:`ktheory._validation.predict_data`), and the scale limit."""
+    Xa, _ = predict_data(est, X, fitted=fitted)
+    return _check_scale(Xa)
 
 
 def _check_int(value: Any, name: str, low: int) -> int:
@@ -153,25 +129,12 @@ def _check_real(value: Any, name: str, low: float, high: float = np.inf, *, low_
 
 
 def _rng(random_state: Any) -> np.random.Generator:
-    if random_state is None or isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}")
-
-
-class _Estimator(ParamsMixin):
-    """The parameter protocol (:class:`ktheory._base.ParamsMixin`), classifier tags and ``score``."""
-
-    def __sklearn_tags__(self) -> Any:
-        from sklearn.utils import ClassifierTags, Tags, TargetTags
-
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
-                    classifier_tags=ClassifierTags())
-
-    def score(self, X: Any, y: Any) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    rs = random_state
+    if rs is None or isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
+        return np.random.default_rng(rs)
+    if isinstance(rs, np.random.Generator):
+        return rs
+    raise TypeError(f"random_state must be None, an int or a numpy Generator, got {type(rs).__name__}")
 
 
 # --------------------------------------------------------------------------- k-means
@@ -197,7 +160,7 @@ def _kmeans(X: np.ndarray, k: int, rng: np.random.Generator, n_iter: int = 100) 
 
 
 # --------------------------------------------------------------------------- piecewise linear
-class PiecewiseLinearClassifier(_Estimator):
+class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
     """Piecewise linear discriminant with subclasses, trained by error correction.
 
     Class ``i`` has ``l_i`` subclasses with augmented weight vectors ``a_i^l`` (the last
@@ -258,8 +221,9 @@ class PiecewiseLinearClassifier(_Estimator):
     """
 
 
-    def __init__(self, n_subclasses: int | Sequence[int] = 2, learning_rate: float = 1.0, max_passes: int = 100,
-                 init: str = "means", random_state: Any = 0, shuffle: bool = True) -> None:
+    def __init__(self, n_subclasses: int | Sequence[int] = 2, learning_rate: float = 1.0,
+                 max_passes: int = 100, init: str = "means", random_state: Any = 0,
+                 shuffle: bool = True) -> None:
         self.n_subclasses = n_subclasses
         self.learning_rate = learning_rate
         self.max_passes = max_passes
@@ -276,18 +240,32 @@ class PiecewiseLinearClassifier(_Estimator):
         counts = [_check_int(v, "n_subclasses[i]", 1) for v in ns]
         if len(counts) != n_classes:
             raise ValueError(
-                f"n_subclasses has {len(counts)} entries but y has {n_classes} classes; give one count per class"
+                f"n_subclasses has {len(counts)} entries but y has {n_classes} classes; "
+                "give one count per class"
             )
         return np.array(counts)
 
-    def fit(self, X: Any, y: Any) -> "PiecewiseLinearClassifier":
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> PiecewiseLinearClassifier:
         """Find subclass weights by k-means and error correction.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs.
+        y : array_like of shape (n_samples,)
+            Class labels; at least two classes.
+
+        Returns
+        -------
+        self
 
         Raises
         ------
         ValueError
             Bad ``X``/``y`` (NaN/inf, mismatched lengths, one class), ``n_subclasses`` of the
             wrong length or larger than a class's number of distinct samples, bad parameters.
+            The estimator is then left as it was before the call.
         TypeError
             Non-numeric or complex input, parameters of the wrong type.
         """
@@ -295,10 +273,12 @@ class PiecewiseLinearClassifier(_Estimator):
         passes = _check_int(self.max_passes, "max_passes", 0)
         if self.init not in ("means", "random", "zeros"):
             raise ValueError(f"init must be 'means', 'random' or 'zeros', got {self.init!r}")
-        Xa, classes, codes = _check_Xy(X, y, "PiecewiseLinearClassifier")
+        Xa, classes, codes = _fit_Xy(self, X, y)
         counts = self._counts(len(classes))
         if passes * Xa.shape[0] * counts.sum() > 5e9:
-            raise ValueError("max_passes * n_samples * n_subclasses is too large (> 5e9 operations); reduce max_passes")
+            raise ValueError(
+                "max_passes * n_samples * n_subclasses is too large (> 5e9 operations); reduce max_passes"
+            )
         rng = _rng(self.random_state)
         n, d = Xa.shape
         owner = np.repeat(np.arange(len(classes)), counts)
@@ -314,11 +294,11 @@ class PiecewiseLinearClassifier(_Estimator):
         own = owner[None, :] == codes[:, None]            # (n, L): subclass belongs to the sample's class
         errors: list[int] = []
         seen: dict[bytes, int] = {A.tobytes(): 0}
-        self.cycle_length_ = None
+        cycle_length: int | None = None
         S0 = Y @ A.T                                       # strict rule, as in a training pass
         own_best = np.where(own, S0, -np.inf).max(axis=1)
         rival_best = np.where(own, -np.inf, S0).max(axis=1)
-        self.converged_ = passes == 0 and bool(np.all(own_best > rival_best))
+        converged = passes == 0 and bool(np.all(own_best > rival_best))
         with np.errstate(over="ignore", invalid="ignore"):     # overflow is reported below
             for p in range(1, passes + 1):
                 n_err = 0
@@ -338,41 +318,57 @@ class PiecewiseLinearClassifier(_Estimator):
                         "use a smaller learning_rate (or rescale X)"
                     )
                 if n_err == 0:
-                    self.converged_ = True
+                    converged = True
                     break
                 key = A.tobytes()
                 if key in seen:
-                    self.cycle_length_ = p - seen[key]
+                    cycle_length = p - seen[key]
                     break
                 seen[key] = p
         self.coef_ = A
         self.subclass_class_ = owner
         self.classes_ = classes
-        self.n_features_in_ = d
+        self.converged_ = converged
+        self.cycle_length_ = cycle_length
         self.n_errors_ = errors
         self.n_passes_ = len(errors)
         return self
 
     def class_scores(self, X: Any) -> np.ndarray:
-        """``g_i(x) = max_l a_i^l . (x, 1)``, shape ``(n_samples, n_classes)``."""
-        _check_fitted(self, "coef_")
-        Xa = _check_predict_X(self, X)
+        """The class scores ``g_i(x) = max_l a_i^l . (x, 1)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples, n_classes)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        """
+        Xa = _predict_X(self, X, "coef_")
         S = np.hstack([Xa, np.ones((Xa.shape[0], 1))]) @ self.coef_.T
-        return np.column_stack([S[:, self.subclass_class_ == c].max(axis=1) for c in range(len(self.classes_))])
+        return np.column_stack([S[:, self.subclass_class_ == c].max(axis=1)
+                                for c in range(len(self.classes_))])
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Two classes: ``g_1(x) - g_0(x)`` (positive predicts ``classes_[1]``); more: :meth:`class_scores`."""
+        """Two classes: ``g_1(x) - g_0(x)``, shape ``(n_samples,)`` (positive predicts
+        ``classes_[1]``); more: :meth:`class_scores`, shape ``(n_samples, n_classes)``."""
         G = self.class_scores(X)
         return G[:, 1] - G[:, 0] if G.shape[1] == 2 else G
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class with the largest ``g_i(x)`` (ties to the first)."""
+        """The class with the largest ``g_i(x)`` (ties to the first), shape ``(n_samples,)``."""
         idx = np.argmax(self.class_scores(X), axis=1)
         return self.classes_[idx]
 
 
 # --------------------------------------------------------------------------- Gaussian quadratic
-class GaussianQuadraticClassifier(_Estimator):
+class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
     """Plug-in Gaussian (quadratic) discriminant with priors.
 
     For class ``i`` with mean ``m_i``, covariance ``S_i`` and prior ``P_i``,
@@ -417,18 +413,38 @@ class GaussianQuadraticClassifier(_Estimator):
     True
     """
 
-
     def __init__(self, priors: Any = None, covariance: str = "ml", reg_param: float = 0.0) -> None:
         self.priors = priors
         self.covariance = covariance
         self.reg_param = reg_param
 
-    def fit(self, X: Any, y: Any) -> "GaussianQuadraticClassifier":
-        """Estimate means, covariances and priors; precompute ``K_i^2`` and ``S_i^{-1}``."""
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> GaussianQuadraticClassifier:
+        """Estimate means, covariances and priors; precompute ``K_i^2`` and ``S_i^{-1}``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs.
+        y : array_like of shape (n_samples,)
+            Class labels; at least two classes.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Bad ``X``/``y`` or parameters, a singular class covariance or a class too small
+            for its covariance. The estimator is then left as it was before the call.
+        TypeError
+            Non-numeric or complex input, parameters of the wrong type.
+        """
         if self.covariance not in ("ml", "unbiased"):
             raise ValueError(f"covariance must be 'ml' or 'unbiased', got {self.covariance!r}")
         reg = _check_real(self.reg_param, "reg_param", 0.0, 1.0)
-        Xa, classes, codes = _check_Xy(X, y, "GaussianQuadraticClassifier")
+        Xa, classes, codes = _fit_Xy(self, X, y)
         c, d = len(classes), Xa.shape[1]
         counts = np.bincount(codes, minlength=c)
         if self.priors is None:
@@ -448,8 +464,8 @@ class GaussianQuadraticClassifier(_Estimator):
             ddof = 1 if self.covariance == "unbiased" else 0
             if Xi.shape[0] - ddof < 1:
                 raise ValueError(
-                    f"class {classes[i].tolist()!r} has {Xi.shape[0]} sample(s): too few for a covariance "
-                    f"(covariance={self.covariance!r})"
+                    f"class {classes[i].tolist()!r} has {Xi.shape[0]} sample(s): too few for a "
+                    f"covariance (covariance={self.covariance!r})"
                 )
             means[i] = Xi.mean(axis=0)
             Z = Xi - means[i]
@@ -459,41 +475,58 @@ class GaussianQuadraticClassifier(_Estimator):
         bad = np.nonzero(w.min(axis=1) <= d * np.finfo(float).eps * scale)[0]
         if bad.size:
             raise ValueError(
-                f"the covariance of class {classes[bad[0]].tolist()!r} is singular (fewer samples than features or "
-                "collinear features); set reg_param > 0 to regularise it"
+                f"the covariance of class {classes[bad[0]].tolist()!r} is singular (fewer samples than "
+                "features or collinear features); set reg_param > 0 to regularise it"
             )
-        self.classes_, self.n_features_in_ = classes, d
-        self.means_, self.covariance_, self.priors_ = means, covs, np.asarray(priors, float)
-        self.precision_ = np.linalg.inv(covs)
-        self.thresholds_ = 2 * np.log(self.priors_) - np.linalg.slogdet(covs)[1]
+        priors = np.asarray(priors, float)
+        precision = np.linalg.inv(covs)
+        self.classes_ = classes
+        self.means_, self.covariance_, self.priors_ = means, covs, priors
+        self.precision_ = precision
+        self.thresholds_ = 2 * np.log(priors) - np.linalg.slogdet(covs)[1]
         return self
 
     def discriminant_function(self, X: Any) -> np.ndarray:
-        """``g_i(x) = K_i^2 - (x - m_i)^T S_i^{-1} (x - m_i)``, shape ``(n_samples, n_classes)``."""
-        _check_fitted(self, "precision_")
-        Xa = _check_predict_X(self, X)
+        """The discriminants ``g_i(x) = K_i^2 - (x - m_i)^T S_i^{-1} (x - m_i)``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_samples, n_classes)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        """
+        Xa = _predict_X(self, X, "precision_")
         Z = Xa[None, :, :] - self.means_[:, None, :]                     # (c, n, d)
         maha = np.einsum("cnd,cde,cne->nc", Z, self.precision_, Z)
         return self.thresholds_[None, :] - maha
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log posteriors ``ln P(class i | x)`` (a log-sum-exp of ``g_i / 2``)."""
+        """Log posteriors ``ln P(class i | x)`` (a log-sum-exp of ``g_i / 2``), shape
+        ``(n_samples, n_classes)``."""
         H = 0.5 * self.discriminant_function(X)
         Hmax = H.max(axis=1, keepdims=True)
         return H - (Hmax + np.log(np.exp(H - Hmax).sum(axis=1, keepdims=True)))
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior probabilities, rows summing to 1."""
+        """Posterior probabilities, shape ``(n_samples, n_classes)``, rows summing to 1."""
         return np.exp(self.predict_log_proba(X))
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Two classes: ``(g_1 - g_0) / 2``, the log-odds of ``classes_[1]`` (as scikit-learn's QDA);
-        more classes: ``g_i / 2`` up to a common constant, shape ``(n_samples, n_classes)``."""
+        """Two classes: ``(g_1 - g_0) / 2``, the log-odds of ``classes_[1]`` (as scikit-learn's
+        QDA), shape ``(n_samples,)``; more classes: ``g_i / 2`` up to a common constant, shape
+        ``(n_samples, n_classes)``."""
         H = 0.5 * self.discriminant_function(X)
         return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class with the largest ``g_i(x)``."""
+        """The class with the largest ``g_i(x)``, shape ``(n_samples,)``."""
         idx = np.argmax(self.discriminant_function(X), axis=1)
         return self.classes_[idx]
 
@@ -570,8 +603,8 @@ def mlp_loss_gradient(w: Any, X: Any, T: Any, layer_sizes: Sequence[int]) -> tup
     if wa.shape[0] != n_par:
         raise ValueError(f"w has {wa.shape[0]} entries but layer_sizes {sizes} needs {n_par}")
     _check_scale(wa, "w")
-    Xa = _check_scale(_check_X(X))
-    Ta = _check_scale(_check_X(T, "T"), "T")
+    Xa = _check_scale(_check_matrix(X, "X"))
+    Ta = _check_scale(_check_matrix(T, "T"), "T")
     if Xa.shape[1] != sizes[0]:
         raise ValueError(f"X has {Xa.shape[1]} features but layer_sizes[0] is {sizes[0]}")
     if Ta.shape != (Xa.shape[0], sizes[-1]):
@@ -642,7 +675,7 @@ def gradient_check(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], w: Any
     return g, g_fd, rel
 
 
-class MLPClassifier(_Estimator):
+class MLPClassifier(KTheoryClassifierMixin, KTheoryEstimator):
     """A small multilayer perceptron: logistic units, squared error, gradient descent with momentum.
 
     Outputs: one unit for two classes (target 1 for ``classes_[1]``), ``c`` units with one-hot
@@ -678,9 +711,9 @@ class MLPClassifier(_Estimator):
     [0, 0, 1, 1]
     """
 
-
-    def __init__(self, hidden_layer_sizes: Sequence[int] = (8,), learning_rate: float = 1.0, momentum: float = 0.9,
-                 max_epochs: int = 2000, tol: float = 0.0, standardize: bool = True, random_state: Any = 0) -> None:
+    def __init__(self, hidden_layer_sizes: Sequence[int] = (8,), learning_rate: float = 1.0,
+                 momentum: float = 0.9, max_epochs: int = 2000, tol: float = 0.0,
+                 standardize: bool = True, random_state: Any = 0) -> None:
         self.hidden_layer_sizes = hidden_layer_sizes
         self.learning_rate = learning_rate
         self.momentum = momentum
@@ -689,15 +722,29 @@ class MLPClassifier(_Estimator):
         self.standardize = standardize
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> "MLPClassifier":
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> MLPClassifier:
         """Train by full-batch gradient descent with momentum on the squared error.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training inputs.
+        y : array_like of shape (n_samples,)
+            Class labels; at least two classes.
+
+        Returns
+        -------
+        self
 
         Raises
         ------
         ValueError
             Bad ``X``/``y`` or parameters (``learning_rate`` must be finite and positive), or
             divergence: a weight leaves ``[-1e150, 1e150]`` or becomes infinite (the message names
-            ``learning_rate`` and the epoch).
+            ``learning_rate`` and the epoch). The estimator is then left as it was before the call.
+        TypeError
+            Non-numeric or complex input, parameters of the wrong type.
         """
         eta = _check_real(self.learning_rate, "learning_rate", 0.0, low_open=True)
         mu = _check_real(self.momentum, "momentum", 0.0, 1.0, high_open=True)
@@ -706,7 +753,7 @@ class MLPClassifier(_Estimator):
         hidden = self.hidden_layer_sizes
         if isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
             hidden = (hidden,)
-        Xa, classes, codes = _check_Xy(X, y, "MLPClassifier")
+        Xa, classes, codes = _fit_Xy(self, X, y)
         c = len(classes)
         n_out = 1 if c == 2 else c
         sizes = _layer_sizes([Xa.shape[1], *list(hidden), n_out])
@@ -734,36 +781,38 @@ class MLPClassifier(_Estimator):
                 w = w + v
             if not np.all(np.isfinite(w)) or np.abs(w).max() > MAX_ABS_INPUT:
                 raise ValueError(
-                    f"gradient descent diverged at epoch {len(curve)}: learning_rate={eta!r} drove the weights "
-                    f"beyond {MAX_ABS_INPUT:g} (or to infinity); use a smaller learning_rate"
+                    f"gradient descent diverged at epoch {len(curve)}: learning_rate={eta!r} drove the "
+                    f"weights beyond {MAX_ABS_INPUT:g} (or to infinity); use a smaller learning_rate"
                 )
-        self.classes_, self.n_features_in_ = classes, Xa.shape[1]
+        self.classes_ = classes
         self.layer_sizes_, self.coefs_ = sizes, w
         self.mean_, self.scale_ = mean, scale
         self.loss_curve_, self.n_epochs_ = curve, len(curve)
         return self
 
     def _forward(self, X: Any) -> np.ndarray:
-        _check_fitted(self, "coefs_")
-        a = (_check_predict_X(self, X) - self.mean_) / self.scale_
+        """The network's outputs, shape ``(n_samples, n_outputs)``."""
+        a = (_predict_X(self, X, "coefs_") - self.mean_) / self.scale_
         for W, b in _unpack(self.coefs_, self.layer_sizes_):
             a = _logistic(a @ W + b)
         return a
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Network outputs normalised to rows summing to 1 (two classes: ``(1 - y, y)``)."""
+        """Network outputs normalised to rows summing to 1 (two classes: ``(1 - y, y)``), shape
+        ``(n_samples, n_classes)``."""
         out = self._forward(X)
         if out.shape[1] == 1:
             return np.hstack([1 - out, out])
         return out / out.sum(axis=1, keepdims=True)
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Two classes: output minus 1/2 (positive predicts ``classes_[1]``); more: the outputs."""
+        """Two classes: output minus 1/2, shape ``(n_samples,)`` (positive predicts ``classes_[1]``);
+        more: the outputs, shape ``(n_samples, n_classes)``."""
         out = self._forward(X)
         return out[:, 0] - 0.5 if out.shape[1] == 1 else out
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class with the largest output (two classes: output > 1/2)."""
+        """The class with the largest output (two classes: output > 1/2), shape ``(n_samples,)``."""
         out = self._forward(X)
         idx = (out[:, 0] > 0.5).astype(int) if out.shape[1] == 1 else np.argmax(out, axis=1)
         return self.classes_[idx]

@@ -28,21 +28,35 @@ bias from the KKT conditions.
 
 The seed's "shortcut" ``w = (1 - lam) w_SVM + lam (x_+ - x_-)`` is *not* the CSVM
 optimum in general; it is available, clearly named, as :func:`shortcut_weights`.
+
+:class:`CentralSVC` is a scikit-learn classifier (``KTheoryClassifierMixin``, ``validate_data``,
+``check_is_fitted``); its kernel set-up is shared with :class:`ktheory.ridge.KernelRidge`
+(:mod:`ktheory._kernel_setup`). The module stays one file because it holds one problem,
+the CSVM dual: its solver (SMO with its active-set polish), its feasibility LP and the
+estimator use the same reduced dual and are read together in Chapter 11.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
-from ktheory._base import ParamsMixin
-from scipy import sparse
 from scipy.optimize import linprog
+from sklearn.utils.validation import column_or_1d
 
-from ._validation import check_array, check_positive
+from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
+from ._kernel_setup import check_kernel_params, kernel_block, owned, real_matrix
+from ._validation import (
+    ComplexDataError,
+    check_positive,
+    class_labels,
+    fit_data,
+    predict_data,
+    symmetrized,
+)
 
 __all__ = ["CentralSVC", "max_feasible_epsilon", "shortcut_weights"]
 
@@ -52,99 +66,36 @@ MAX_SAMPLES = 20_000
 _TAU = 1e-12  # curvature floor of the two-variable subproblem (as libsvm)
 
 
-def _not_fitted_error() -> type[Exception]:
-    from .svm import NotFittedError  # one NotFittedError class for the whole package
-
-    return NotFittedError
-
-
 # --------------------------------------------------------------------------- input helpers
-def _real_array(A: Any, name: str, ndim: int = 2) -> np.ndarray:
-    """``check_array`` plus scikit-learn's conventions for complex, sparse and 1-D input."""
-    if A is None:
-        raise ValueError(f"{name} must be an array, got None")
-    if sparse.issparse(A):
-        raise TypeError(
-            f"Sparse input is not supported: {name} is a scipy.sparse matrix; pass a dense array ({name}.toarray())"
-        )
-    probe = None
-    if not isinstance(A, (str, bytes)):
-        try:
-            probe = np.asarray(A)
-        except Exception:  # ragged input: check_array gives the message
-            probe = None
-    if probe is None:
-        return check_array(A, name, ndim=ndim)
-    if np.iscomplexobj(probe) or (probe.dtype == object and any(isinstance(v, complex) for v in probe.ravel()[:1000])):
-        raise ValueError(f"Complex data not supported: {name} has complex values; the CSVM needs real numbers")
-    if ndim == 2 and probe.ndim == 1:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); got a 1-D array of shape "
-            f"{probe.shape}. Reshape your data with {name}.reshape(-1, 1) if it has a single feature "
-            f"or {name}.reshape(1, -1) if it is a single sample."
-        )
-    if ndim == 2 and probe.ndim == 2 and probe.shape[1] == 0 and probe.shape[0] > 0:
-        raise ValueError(f"{name} has 0 feature(s) (shape={probe.shape}) while a minimum of 1 is required.")
-    return check_array(probe, name, ndim=ndim)
+def _signs(codes: np.ndarray) -> np.ndarray:
+    """``+1`` for the class ``classes_[1]`` (code 1), ``-1`` for ``classes_[0]``."""
+    return np.where(codes == 1, 1.0, -1.0)
 
 
-def _data_conversion_warning() -> type[Warning]:
-    """The package's ``DataConversionWarning`` (also scikit-learn's class when scikit-learn is
-    already imported, so its estimator checks recognise it; scikit-learn is never imported)."""
-    from .svm._input import DataConversionWarning, _flavoured
+def _function_labels(y: Any, n: int, *, caller: str, samples: str) -> np.ndarray:
+    """Binary labels given to a function (not an estimator) as ``s`` in {-1, +1}.
 
-    return _flavoured(DataConversionWarning, "DataConversionWarning")
-
-
-def _binary_labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(classes, s)`` with ``classes`` sorted and ``s`` in {-1, +1} (``classes[1]`` is +1)."""
-    if y is None:
-        raise ValueError("CentralSVC requires y to be passed, but the target y is None")
-    if sparse.issparse(y):
-        raise TypeError("y must be a dense 1-D array of class labels, got a scipy.sparse matrix")
-    if isinstance(y, (str, bytes)):
-        raise TypeError(f"y must be a 1-D array of class labels, got a string {y!r}")
+    scikit-learn's ``column_or_1d`` (a column is ravelled with its ``DataConversionWarning``)
+    and :func:`ktheory._validation.class_labels` (classification targets, two classes);
+    ``samples`` names the array whose rows the labels belong to.
+    """
+    if y is None or isinstance(y, (str, bytes)):
+        raise TypeError(f"y must be a 1-D array of class labels, got {y!r}")
     try:
-        ya = np.asarray(y)
-    except Exception as exc:
-        raise ValueError(f"y must be a 1-D array of class labels (ragged input?): {exc}") from None
-    if ya.ndim == 2 and ya.shape[1] == 1:
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
-            "(n_samples,), for example using ravel().",
-            _data_conversion_warning(),
-            stacklevel=3,
+        ya = column_or_1d(y, warn=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must be a 1-D array of class labels: {exc}") from None
+    if ya.dtype.kind == "c" or (ya.dtype == object and any(isinstance(v, complex) for v in ya)):
+        raise ComplexDataError(
+            "Complex data not supported: y holds complex numbers; y must hold class labels"
         )
-        ya = ya.ravel()
-    if ya.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of class labels; got shape {ya.shape}")
     if ya.shape[0] != n:
-        raise ValueError(f"X and y must have the same number of samples; got {n} samples in X and {ya.shape[0]} in y")
-    if np.iscomplexobj(ya):
-        raise ValueError("Complex data not supported: y holds complex numbers; y must hold class labels")
-    if ya.dtype.kind == "f":
-        if not np.all(np.isfinite(ya)):
-            raise ValueError("y contains NaN or infinity; every sample needs a finite class label")
-        if not np.all(ya == np.round(ya)) and np.unique(ya).size > 2:
-            raise ValueError(
-                "Unknown label type: y holds continuous values; CentralSVC is a classifier and y must hold class labels"
-            )
-    if ya.dtype == object and any(v is None for v in ya):
-        raise ValueError("y contains None; every sample needs a class label")
-    try:
-        classes, codes = np.unique(ya, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(f"y must hold comparable class labels of one type: {exc}") from None
-    if classes.shape[0] < 2:
         raise ValueError(
-            f"y contains one class only ({classes[0]!r}); the CSVM needs two classes (two class centres)"
-            if classes.shape[0] == 1
-            else "y is empty; the CSVM needs samples of two classes"
+            f"{samples} and y must have the same number of samples; got {n} samples in {samples} "
+            f"and {ya.shape[0]} in y"
         )
-    if classes.shape[0] > 2:
-        raise ValueError(f"Only binary classification is supported. The type of the target is multiclass: y contains "
-            f"{classes.shape[0]} classes; CentralSVC is a binary classifier (2 classes)")
-    return classes, np.where(codes.ravel() == 1, 1.0, -1.0)
+    _, codes = class_labels(ya, estimator=caller, max_classes=2)
+    return _signs(codes)
 
 
 def _check_epsilon(epsilon: Any) -> float:
@@ -161,26 +112,33 @@ def _check_epsilon(epsilon: Any) -> float:
 
 def _check_C(C: Any) -> float:
     if isinstance(C, (bool, np.bool_)) or not isinstance(C, numbers.Real):
-        raise TypeError(f"C must be a real number > 0 (or inf for the hard margin), got {type(C).__name__} {C!r}")
+        raise TypeError(
+            f"C must be a real number > 0 (or inf for the hard margin), got {type(C).__name__} {C!r}"
+        )
     c = float(C)
     if np.isnan(c) or c <= 0:
         raise ValueError(f"C must be > 0 (or inf for the hard margin), got {C!r}")
     return c
 
 
-def _check_gram(K: np.ndarray, name: str) -> np.ndarray:
-    """A symmetric positive semidefinite Gram matrix (a clear ValueError otherwise)."""
+def _check_gram(K: np.ndarray, name: str, dtype: Any = None) -> np.ndarray:
+    """A symmetric positive semidefinite Gram matrix (a clear ValueError otherwise), symmetrised.
+
+    Symmetry is :func:`ktheory._validation.symmetrized` at the rounding level of ``dtype``
+    (the input's floating type; ``None``: float64). Positive semidefinite means a smallest
+    eigenvalue ``>= -1e-8 * n * max|K_ij|``.
+    """
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"{name} must be a square (n, n) Gram matrix; got shape {K.shape}")
     scale = float(np.max(np.abs(K))) if K.size else 0.0
-    if scale > 0 and np.max(np.abs(K - K.T)) > 1e-10 * scale:
-        raise ValueError(f"{name} must be symmetric; max |K - K.T| = {np.max(np.abs(K - K.T)):.3g}")
+    K = symmetrized(K, name, dtype)
     K = (K + K.T) / 2
     if K.shape[0] > 0 and scale > 0:
         lam_min = float(np.linalg.eigvalsh(K)[0])
         if lam_min < -1e-8 * scale * K.shape[0]:
             raise ValueError(
-                f"{name} must be positive semidefinite (a kernel matrix); its smallest eigenvalue is {lam_min:.3g}"
+                f"{name} must be positive semidefinite (a kernel matrix); its smallest eigenvalue "
+                f"is {lam_min:.3g}"
             )
     return K
 
@@ -203,7 +161,8 @@ def _centre_terms(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 # --------------------------------------------------------------------------- the solver
-def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, tol: float, max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
+def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, tol: float,
+         max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
     """Minimise 1/2 a'Qt a - p'a s.t. y'a = 0, 0 <= a <= C by SMO (second-order selection).
 
     Returns ``(alpha, G, n_iter, violation)`` with ``G = Qt alpha - p`` and the final
@@ -402,12 +361,14 @@ def max_feasible_epsilon(K: Any, y: Any) -> float:
     """
     shape = np.shape(K) if not isinstance(K, (str, bytes)) and hasattr(K, "shape") else None
     if shape is not None and len(shape) >= 1 and shape[0] > MAX_SAMPLES:
-        raise ValueError(f"K has {shape[0]} samples; at most {MAX_SAMPLES} are supported (a dense LP of that size)")
-    Ka = _real_array(K, "K")
+        raise ValueError(
+            f"K has {shape[0]} samples; at most {MAX_SAMPLES} are supported (a dense LP of that size)"
+        )
+    Ka = real_matrix(K, "K")
     if Ka.shape[0] > MAX_SAMPLES:
         raise ValueError(f"K has {Ka.shape[0]} samples; at most {MAX_SAMPLES} are supported")
     Ka = _check_gram(Ka, "K")
-    _, s = _binary_labels(y, Ka.shape[0])
+    s = _function_labels(y, Ka.shape[0], caller="max_feasible_epsilon", samples="K")
     l, g, _ = _centre_terms(Ka, s)
     return _lp_epsilon(Ka, s, g)
 
@@ -432,7 +393,7 @@ def _lp_epsilon(K: np.ndarray, y: np.ndarray, g: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- the estimator
-class CentralSVC(ParamsMixin):
+class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
     """The central support vector machine, solved exactly in its dual.
 
     Parameters
@@ -464,6 +425,10 @@ class CentralSVC(ParamsMixin):
     ----------
     classes_ : numpy.ndarray of shape (2,)
         The class labels; ``classes_[1]`` is the positive class (``y = +1``).
+    n_features_in_ : int
+        Number of columns of the training ``X`` (of training samples, if precomputed).
+    X_fit_ : numpy.ndarray of shape (n_samples, n_features) or None
+        The training samples (a copy the estimator owns); ``None`` if precomputed.
     alpha_ : numpy.ndarray of shape (n_samples,)
         The multipliers of the margin constraints, ``0 <= alpha_i <= C``.
     beta_ : float
@@ -531,18 +496,13 @@ class CentralSVC(ParamsMixin):
         self.tol = tol
         self.max_iter = max_iter
 
-    _estimator_type = "classifier"
-
     def __sklearn_tags__(self) -> Any:
-        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="classifier",
-            target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(multi_class=False),
-            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
-        )
+        """scikit-learn's classifier tags: binary only, and ``pairwise`` for
+        ``kernel="precomputed"`` (``X`` is then a kernel matrix)."""
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
 
     # -- helpers --------------------------------------------------------------
     def _check_params(self) -> tuple[float, float]:
@@ -554,60 +514,19 @@ class CentralSVC(ParamsMixin):
             raise TypeError(f"max_iter must be an integer >= 1, got {type(mi).__name__} {mi!r}")
         if mi < 1:
             raise ValueError(f"max_iter must be an integer >= 1, got {mi!r}")
-        k = self.kernel
-        if not (callable(k) or (isinstance(k, str) and (k == "precomputed" or k in KERNEL_NAMES))):
-            raise ValueError(f"kernel must be one of {KERNEL_NAMES}, 'precomputed' or a callable k(X, Y); got {k!r}")
-        if self.gamma is not None:
-            if isinstance(self.gamma, (bool, np.bool_)) or not isinstance(self.gamma, numbers.Real):
-                raise TypeError(f"gamma must be a real number > 0 or None, got {type(self.gamma).__name__}")
-            check_positive(self.gamma, "gamma")
-        d = self.degree
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
-            raise TypeError(f"degree must be an integer >= 1, got {type(d).__name__} {d!r}")
-        if d < 1 or float(d) != int(d):
-            raise ValueError(f"degree must be an integer >= 1, got {d!r}")
-        c = self.coef0
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Real):
-            raise TypeError(f"coef0 must be a real number, got {type(c).__name__} {c!r}")
-        if not np.isfinite(float(c)):
-            raise ValueError(f"coef0 must be finite, got {c!r}")
+        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0, names=KERNEL_NAMES)
         return C, eps
 
-    def _named_kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-        from . import kernels as kk
-
-        name = self.kernel
-        if name == "linear":
-            return kk.linear_kernel(A, B)
-        gamma = 1.0 / A.shape[1] if self.gamma is None else float(self.gamma)
-        if name == "poly":
-            return kk.polynomial_kernel(A, B, degree=int(self.degree), gamma=gamma, coef0=float(self.coef0))
-        if name == "rbf":
-            return kk.rbf_kernel(A, B, gamma=gamma)
-        return kk.laplacian_kernel(A, B, sigma=1.0 / gamma, metric="manhattan")
-
     def _kernel(self, A: np.ndarray, B: np.ndarray, what: str) -> np.ndarray:
-        if callable(self.kernel):
-            K = self.kernel(A, B)
-        else:
-            with np.errstate(over="ignore", invalid="ignore"):
-                K = self._named_kernel(A, B)
-        K = np.asarray(K, dtype=np.float64)
-        if K.shape != (A.shape[0], B.shape[0]):
-            raise ValueError(f"the kernel returned an array of shape {K.shape} for the {what}; "
-                             f"expected {(A.shape[0], B.shape[0])}")
-        if not np.all(np.isfinite(K)):
-            raise ValueError(f"the kernel returned NaN or infinite values for the {what} (overflow?); "
-                             "rescale X or change gamma / coef0 / degree")
-        return K
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "sample_coef_"):
-            raise _not_fitted_error()(f"this {type(self).__name__} instance is not fitted yet; call fit(X, y) first")
+        """Gram block ``k(A, B)`` with this estimator's kernel settings."""
+        return kernel_block(self.kernel, A, B, what, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
 
     # -- fit / predict -------------------------------------------------------
-    def fit(self, X: Any, y: Any) -> "CentralSVC":
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> CentralSVC:
         """Solve the CSVM dual exactly and recover ``w`` (through ``sample_coef_``), ``beta`` and ``b``.
+
+        A fit that raises leaves the estimator as it was (a fitted estimator keeps its fit).
 
         Parameters
         ----------
@@ -632,18 +551,22 @@ class CentralSVC(ParamsMixin):
             For complex/string/sparse input and parameters of the wrong type.
         """
         C, eps = self._check_params()
-        Xa = _real_array(X, "X")
-        classes, s = _binary_labels(y, Xa.shape[0])
+        Xa, ya, dtype = fit_data(self, X, y)
+        classes, codes = class_labels(ya, estimator="CentralSVC", max_classes=2)
+        s = _signs(codes)
         n = Xa.shape[0]
         if n > MAX_SAMPLES:
             raise ValueError(
-                f"X has {n} samples; CentralSVC keeps dense (n, n) matrices and supports at most {MAX_SAMPLES}"
+                f"X has {n} samples; CentralSVC keeps dense (n, n) matrices and supports at most "
+                f"{MAX_SAMPLES}"
             )
         if self.kernel == "precomputed":
             if Xa.shape[1] != n:
-                raise ValueError(f"with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
-                                 f"got shape {Xa.shape}")
-            K = _check_gram(Xa, "X (precomputed Gram matrix)")
+                raise ValueError(
+                    "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
+                    f"got shape {Xa.shape}"
+                )
+            K = _check_gram(Xa, "X (precomputed Gram matrix)", dtype)
         else:
             K = self._kernel(Xa, Xa, "training data")
             if callable(self.kernel):
@@ -655,8 +578,8 @@ class CentralSVC(ParamsMixin):
             eps_max = _lp_epsilon(K, s, g)
             if eps > eps_max * (1 + 1e-9):
                 raise ValueError(
-                    f"the hard-margin CSVM (C=inf) is infeasible for epsilon={eps!r}: the largest feasible epsilon "
-                    f"for these data is {eps_max:.6g}"
+                    f"the hard-margin CSVM (C=inf) is infeasible for epsilon={eps!r}: the largest "
+                    f"feasible epsilon for these data is {eps_max:.6g}"
                     + (" (the classes are not separable)" if eps_max <= 0 else "")
                     + "; use a finite C (soft margin) or a smaller epsilon"
                 )
@@ -668,8 +591,8 @@ class CentralSVC(ParamsMixin):
         alpha = _snap_to_bounds(alpha, C)
         if viol > self.tol:
             raise ValueError(
-                f"SMO did not reach tol={self.tol!r} in max_iter={self.max_iter} steps (KKT violation {viol:.3g}); "
-                "raise max_iter or tol"
+                f"SMO did not reach tol={self.tol!r} in max_iter={self.max_iter} steps "
+                f"(KKT violation {viol:.3g}); raise max_iter or tol"
             )
         beta = (1.0 - v @ alpha) / sq
         coef = (alpha + beta * l) * s
@@ -680,9 +603,20 @@ class CentralSVC(ParamsMixin):
         dual = eps * float(alpha.sum()) + beta - 0.5 * w2
         slack = np.maximum(0.0, eps - s * f_train)
         primal = 0.5 * w2 + (C * float(slack.sum()) if np.isfinite(C) else 0.0)
+        max_slack = float(slack.max())
+        gap = float((primal - dual) / max(1.0, abs(primal)))
+        if np.isinf(C) and max_slack > 1e-8 * max(1.0, eps):
+            # an infeasible hard-margin point: the objective gap proves nothing
+            gap = float("inf")
+            warnings.warn(
+                f"the hard-margin (C=inf) solution violates the margin constraints by up to "
+                f"{max_slack:.3g}: it is not a feasible point, and duality_gap_ is set to inf "
+                f"(no optimality certificate); lower tol (now {self.tol!r})",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         self.classes_ = classes
-        self.n_features_in_ = Xa.shape[1]
-        self.X_fit_ = Xa if self.kernel != "precomputed" else None
+        self.X_fit_ = owned(Xa, X) if self.kernel != "precomputed" else None
         self.alpha_ = alpha
         self.beta_ = float(beta)
         self.support_ = np.flatnonzero(alpha > 0)
@@ -692,37 +626,15 @@ class CentralSVC(ParamsMixin):
         self.intercept_ = np.array([b])
         if self.kernel == "linear":
             self.coef_ = (coef @ Xa).reshape(1, -1)
+        else:
+            self.__dict__.pop("coef_", None)  # a refit with another kernel has no w to show
         self.dual_objective_ = float(dual)
         self.primal_objective_ = float(primal)
-        self.duality_gap_ = float((primal - dual) / max(1.0, abs(primal)))
-        self.max_slack_ = float(slack.max())
-        if np.isinf(C) and self.max_slack_ > 1e-8 * max(1.0, eps):
-            # an infeasible hard-margin point: the objective gap proves nothing
-            self.duality_gap_ = float("inf")
-            warnings.warn(
-                f"the hard-margin (C=inf) solution violates the margin constraints by up to "
-                f"{self.max_slack_:.3g}: it is not a feasible point, and duality_gap_ is set to inf "
-                f"(no optimality certificate); lower tol (now {self.tol!r})",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+        self.duality_gap_ = gap
+        self.max_slack_ = max_slack
         self.kkt_violation_ = viol
         self.n_iter_ = it
         return self
-
-    def _test_gram(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        Xa = _real_array(X, "X")
-        if self.kernel == "precomputed":
-            n = self.sample_coef_.shape[0]
-            if Xa.shape[1] != n:
-                raise ValueError(f"X has {Xa.shape[1]} columns, but CentralSVC is expecting {n} "
-                                 "(with kernel='precomputed', one kernel value per training sample)")
-            return Xa
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {Xa.shape[1]} features, but CentralSVC is expecting "
-                             f"{self.n_features_in_} features as input.")
-        return self._kernel(Xa, self.X_fit_, "test data")
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``f(x) = sum_i (alpha_i + beta l_i) y_i k(x_i, x) + b``; positive means ``classes_[1]``.
@@ -739,8 +651,17 @@ class CentralSVC(ParamsMixin):
         -------
         numpy.ndarray of shape (n_test,)
             The decision values.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit`.
+        ValueError
+            For NaN/inf, 1-D input or another number of features (of training samples, if
+            precomputed) than in :meth:`fit`.
         """
-        Kt = self._test_gram(X)
+        Xa, _ = predict_data(self, X, fitted="sample_coef_")
+        Kt = Xa if self.kernel == "precomputed" else self._kernel(Xa, self.X_fit_, "test data")
         return Kt @ self.sample_coef_ + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
@@ -758,31 +679,6 @@ class CentralSVC(ParamsMixin):
         """
         f = self.decision_function(X)
         return self.classes_[(f > 0).astype(int)]
-
-    def score(self, X: Any, y: Any) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_test, n_features)
-            Test samples.
-        y : array_like of shape (n_test,)
-            True labels.
-
-        Returns
-        -------
-        float
-            The fraction of correct predictions.
-        """
-        pred = self.predict(X)
-        if y is None:
-            raise ValueError("score needs the true labels y, got None")
-        ya = np.asarray(y)
-        if ya.ndim == 2 and ya.shape[1] == 1:
-            ya = ya.ravel()
-        if ya.shape != pred.shape:
-            raise ValueError(f"y must have shape {pred.shape} (one label per sample of X); got {ya.shape}")
-        return float(np.mean(pred == ya))
 
 
 def shortcut_weights(
@@ -852,13 +748,15 @@ def shortcut_weights(
     Cs = Cv / eps if svm_C is None else _check_C(svm_C)
     if not np.isfinite(Cs):
         raise ValueError(f"svm_C must be finite, got {svm_C!r}")
-    Xa = _real_array(X, "X")
-    _, s = _binary_labels(y, Xa.shape[0])
+    Xa = real_matrix(X, "X")
+    s = _function_labels(y, Xa.shape[0], caller="shortcut_weights", samples="X")
     svc = SVC(C=Cs, kernel="linear", tol=1e-8).fit(Xa, s)
     w_svm = svc.dual_coef_[0] @ Xa[svc.support_]
     m = Xa[s > 0].mean(axis=0) - Xa[s < 0].mean(axis=0)
     if not float(m @ m) > 0:
-        raise ValueError("the two class centres coincide; the centre constraint w . (x_+ - x_-) = 1 cannot be met")
+        raise ValueError(
+            "the two class centres coincide; the centre constraint w . (x_+ - x_-) = 1 cannot be met"
+        )
     w = (1.0 - float(lam)) * w_svm + float(lam) * m
     wm = float(w @ m)
     if not wm > 0:

@@ -40,22 +40,36 @@ the range of ``N`` (the pseudo-inverse solution, a convention: the
 unregularised quotient is unbounded when the class means have a component in
 the null space of ``N``), whitened by an in-place eigendecomposition of ``N``
 (again two ``n x n`` arrays at the peak: ``N`` and its eigenvectors).
+
+:class:`KernelFisherDiscriminant` is a scikit-learn classifier and transformer
+(``KTheoryClassifierMixin`` and ``TransformerMixin`` on
+:class:`ktheory._base.KTheoryEstimator`); its input is validated by
+:mod:`ktheory._validation` (scikit-learn's ``validate_data``). The module stays
+one file although it is long: it holds one idea, the discriminant, whose
+matrices :func:`fisher_matrices` writes out densely for teaching and testing.
 """
 
 from __future__ import annotations
 
 import numbers
-import sys
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
-from ktheory._base import ParamsMixin
 import scipy.linalg as sla
 from scipy.linalg import blas as _blas
+from sklearn.base import TransformerMixin
 
-from ._validation import check_symmetric, floating_dtype
+from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
+from ._validation import (
+    check_square_matrix,
+    check_symmetric,
+    class_labels,
+    fit_data,
+    floating_dtype,
+    predict_data,
+)
 
 __all__ = ["KernelFisherDiscriminant", "fisher_matrices"]
 
@@ -70,142 +84,21 @@ _EIG_RTOL = 1e-10  # eigenvalues of M at most this times the largest are treated
 
 
 # ---------------------------------------------------------------------------
-# input checks (messages follow scikit-learn's where its estimator checks look)
+# input checks: what scikit-learn's validation (ktheory._validation) does not say
 # ---------------------------------------------------------------------------
 
 
-class NotFittedError(ValueError, AttributeError):
-    """Raised when the estimator is used before ``fit`` (like scikit-learn's)."""
+def _matrix_labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted classes and integer codes of the labels of an ``n x n`` Gram matrix, for
+    :func:`fisher_matrices` (a function: there is no estimator to validate against)."""
+    from sklearn.utils.validation import column_or_1d
 
-
-class ComplexDataError(TypeError, ValueError):
-    """Complex input: a ``TypeError`` (the wrong kind of number), also a ``ValueError``
-    because scikit-learn's estimator checks expect one."""
-
-
-class DataConversionWarning(UserWarning):
-    """Warned when a column vector ``y`` of shape ``(n, 1)`` is flattened."""
-
-
-def _conversion_warning() -> type:
-    sk = sys.modules.get("sklearn.exceptions")
-    return sk.DataConversionWarning if sk is not None else DataConversionWarning
-
-
-def _not_fitted(est: Any) -> Exception:
-    sk = sys.modules.get("sklearn.exceptions")
-    cls: type = NotFittedError
-    if sk is not None:
-        cls = type("NotFittedError", (NotFittedError, sk.NotFittedError), {})
-    return cls(
-        f"This {type(est).__name__} instance is not fitted yet. "
-        "Call 'fit' with appropriate arguments before using this estimator."
-    )
-
-
-def _as_float_2d(X: Any, name: str) -> tuple[np.ndarray, np.dtype]:
-    """A finite float64 2-D array with at least one row and column, and the input's dtype."""
-    if X is None:
-        raise TypeError(f"{name} must be a 2-D array of numbers, got None")
-    sp = sys.modules.get("scipy.sparse")
-    if (sp is not None and sp.issparse(X)) or type(X).__module__.startswith("scipy.sparse"):
-        raise TypeError(
-            f"KernelFisherDiscriminant does not support sparse input: {name} is a "
-            f"{type(X).__name__}; convert it with {name}.toarray()"
-        )
-    if isinstance(X, (str, bytes)):
-        raise TypeError(f"{name} must be a 2-D array of numbers, got a string {X!r}")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", np.exceptions.VisibleDeprecationWarning)
-            arr = np.asarray(X)
-    except (ValueError, np.exceptions.VisibleDeprecationWarning) as exc:
-        raise ValueError(f"{name} must be a rectangular 2-D array of numbers (ragged rows?): {exc}") from None
-    if arr.ndim != 2:
-        if arr.ndim == 1:
-            raise ValueError(
-                f"Expected a 2-D array for {name}, got a 1-D array of shape {arr.shape} instead. "
-                f"Reshape your data either using {name}.reshape(-1, 1) if it has a single feature "
-                f"or {name}.reshape(1, -1) if it contains a single sample."
-            )
-        raise ValueError(f"{name} must be a 2-D array (n_samples, n_features); got shape {arr.shape}")
-    kind = arr.dtype.kind
-    if kind == "c":
-        raise ComplexDataError(
-            f"Complex data not supported: {name} has dtype {arr.dtype}; the kernel Fisher "
-            f"discriminant needs real numbers (pass np.real({name}) if that is what you mean)"
-        )
-    if kind in "USVMm":
-        raise TypeError(f"{name} must hold numbers; got an array of dtype {arr.dtype}")
-    if kind == "O":
-        try:
-            out = np.asarray(arr, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"{name} must hold real numbers; its object entries could not be converted to float ({exc})"
-            ) from None
-    else:
-        out = np.asarray(arr, dtype=np.float64)
-    if out.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={out.shape}) while a minimum of 1 is required: {name} is empty."
-        )
-    if out.shape[1] == 0:
-        raise ValueError(
-            f"Found array with 0 feature(s) (shape={out.shape}) while a minimum of 1 is required: "
-            f"{name} has no columns."
-        )
-    if not np.isfinite(np.add.reduce(out, axis=None)) and not np.all(np.isfinite(out)):
-        raise ValueError(f"{name} contains NaN or infinity")
-    return np.ascontiguousarray(out), arr.dtype
-
-
-def _labels(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted classes and integer codes; at least two classes."""
     if y is None:
-        raise ValueError(
-            "KernelFisherDiscriminant requires y to be passed, but the target y is None; "
-            "pass the class labels of the training samples"
-        )
-    sp = sys.modules.get("scipy.sparse")
-    if sp is not None and sp.issparse(y):
-        raise TypeError("KernelFisherDiscriminant does not support a sparse y; pass the labels as a 1-D array")
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        warnings.warn(
-            _conversion_warning()(
-                "A column-vector y was passed when a 1d array was expected. Please change "
-                "the shape of y to (n_samples,), for example using ravel()."
-            ),
-            stacklevel=3,
-        )
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(f"y must be a 1-D array of class labels of shape (n_samples,); got shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"X has {n} samples but y has {arr.shape[0]} labels; they must be equal")
-    if arr.dtype.kind == "c":
-        raise ComplexDataError("Complex data not supported: y holds complex numbers; y must hold class labels")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("y contains NaN or infinity")
-        if np.any(arr != np.round(arr)):
-            raise ValueError(
-                "Unknown label type: continuous. y holds non-integer floats; "
-                "KernelFisherDiscriminant is a classifier and y must hold class labels"
-            )
-    if arr.dtype.kind == "O" and any(v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr.tolist()):
-        raise ValueError("y contains None, NaN or infinity; every sample needs a class label")
-    try:
-        classes, codes = np.unique(arr, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(f"the labels in y must be mutually comparable values: {exc}") from None
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"y contains one class only ({classes[0]}); the Fisher discriminant needs at least "
-            "two classes (the between-class scatter M would be zero)"
-        )
-    return classes, codes.ravel()
+        raise ValueError("fisher_matrices requires y, the class labels of the samples; got None")
+    ya = column_or_1d(y, warn=True)
+    if ya.shape[0] != n:
+        raise ValueError(f"K has {n} samples (rows) but y has {ya.shape[0]} labels; they must be equal")
+    return class_labels(ya, estimator="the Fisher discriminant")
 
 
 def _check_scale(K: np.ndarray, name: str) -> None:
@@ -218,15 +111,6 @@ def _check_scale(K: np.ndarray, name: str) -> None:
             f"{name} has entries up to {big:.3g}: N = K C K would overflow float64 "
             f"(limit about {limit:.3g} for n = {n}); rescale the kernel"
         )
-
-
-def _check_kernel_matrix(K: Any, name: str, shape: tuple[int | None, int]) -> np.ndarray:
-    Ka, dtype = _as_float_2d(K, name)
-    rows, cols = shape
-    if Ka.shape[1] != cols or (rows is not None and Ka.shape[0] != rows):
-        want = f"({rows}, {cols})" if rows is not None else f"(n_test, {cols})"
-        raise ValueError(f"{name} must have shape {want} with kernel='precomputed'; got {Ka.shape}")
-    return Ka
 
 
 # ---------------------------------------------------------------------------
@@ -278,11 +162,8 @@ def fisher_matrices(K: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> round(float(alpha @ M @ alpha), 12), round(float(alpha @ N @ alpha), 12)
     (9.0, 1.0)
     """
-    Ka, dtype = _as_float_2d(K, "K")
-    if Ka.shape[0] != Ka.shape[1]:
-        raise ValueError(f"K must be a square (n, n) Gram matrix; got shape {Ka.shape}")
-    check_symmetric(Ka, "K", dtype=floating_dtype(K))
-    classes, codes = _labels(y, Ka.shape[0])
+    Ka = check_square_matrix(K, "K", symmetric=True)
+    classes, codes = _matrix_labels(y, Ka.shape[0])
     _check_scale(Ka, "K")
     counts = np.bincount(codes).astype(float)
     L = np.zeros((Ka.shape[0], len(classes)))
@@ -300,7 +181,7 @@ def fisher_matrices(K: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------
 
 
-class KernelFisherDiscriminant(ParamsMixin):
+class KernelFisherDiscriminant(KTheoryClassifierMixin, TransformerMixin, KTheoryEstimator):
     """Kernel Fisher discriminant: projection onto at most ``c - 1`` directions and classification.
 
     Maximises ``alpha' M alpha / alpha' (N + mu I) alpha`` (see the module
@@ -315,7 +196,8 @@ class KernelFisherDiscriminant(ParamsMixin):
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "gaussian", "laplacian", "sigmoid", "precomputed"} or callable, default "rbf"
+    kernel : {"linear", "poly", "rbf", "gaussian", "laplacian", "sigmoid", "precomputed"} \
+or callable, default "rbf"
         A name (scikit-learn's parametrisation, see
         :func:`ktheory.kernels.make_kernel`), a callable ``k(X, Y)`` returning
         the ``(len(X), len(Y))`` Gram block, or ``"precomputed"``: then ``fit``
@@ -404,16 +286,11 @@ class KernelFisherDiscriminant(ParamsMixin):
     # -- scikit-learn plumbing ------------------------------------------------
 
     def __sklearn_tags__(self) -> Any:
-        """Estimator tags for scikit-learn (imported lazily: it is not a dependency)."""
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags, TransformerTags
-
-        return Tags(
-            estimator_type="classifier",
-            target_tags=TargetTags(required=True),
-            transformer_tags=TransformerTags(),
-            classifier_tags=ClassifierTags(multi_class=True, poor_score=False),
-            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
-        )
+        """The mixins' tags (a classifier and a transformer); ``pairwise`` for a precomputed
+        Gram matrix."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        return tags
 
     # -- parameters -----------------------------------------------------------
 
@@ -434,7 +311,9 @@ class KernelFisherDiscriminant(ParamsMixin):
             ncomp = n_classes - 1
         else:
             if isinstance(nc, bool) or not isinstance(nc, numbers.Integral):
-                raise TypeError(f"n_components must be an integer or None, got {type(nc).__name__} {nc!r}")
+                raise TypeError(
+                    f"n_components must be an integer or None, got {type(nc).__name__} {nc!r}"
+                )
             if not 1 <= nc <= n_classes - 1:
                 raise ValueError(
                     f"n_components must be between 1 and n_classes - 1 = {n_classes - 1} "
@@ -451,7 +330,8 @@ class KernelFisherDiscriminant(ParamsMixin):
             raise TypeError(f"degree must be an integer, got {type(self.degree).__name__} {self.degree!r}")
         if self.degree < 1:
             raise ValueError(f"degree must be an integer >= 1, got {self.degree!r}")
-        if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real) or not np.isfinite(self.coef0):
+        c0 = self.coef0
+        if isinstance(c0, bool) or not isinstance(c0, numbers.Real) or not np.isfinite(c0):
             raise TypeError(f"coef0 must be a finite real number, got {self.coef0!r}")
         if self.sigma is not None:
             s = self.sigma
@@ -481,7 +361,8 @@ class KernelFisherDiscriminant(ParamsMixin):
         if k == "linear":
             func, params = kk.linear_kernel, {}
         elif k in ("poly", "polynomial"):
-            func, params = kk.polynomial_kernel, {"degree": int(self.degree), "gamma": g, "coef0": float(self.coef0)}
+            func = kk.polynomial_kernel
+            params = {"degree": int(self.degree), "gamma": g, "coef0": float(self.coef0)}
         elif k == "rbf":
             func, params = kk.rbf_kernel, {"gamma": g}
         elif k == "gaussian":
@@ -503,7 +384,8 @@ class KernelFisherDiscriminant(ParamsMixin):
 
     # -- fit ------------------------------------------------------------------
 
-    def fit(self, X: Any, y: Any) -> "KernelFisherDiscriminant":
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> KernelFisherDiscriminant:
         """Fit the discriminant directions.
 
         Parameters
@@ -526,43 +408,51 @@ class KernelFisherDiscriminant(ParamsMixin):
             ``n_components`` outside ``1 .. c - 1``, a non-square or
             non-symmetric precomputed Gram matrix, more than
             ``MAX_SAMPLES`` samples, identical class means in feature space
-            (``M = 0``), a kernel that overflows.
+            (``M = 0``), a kernel that overflows. The estimator is then left
+            as it was before the call (also on a refit).
         TypeError
             Complex, non-numeric or sparse input; parameters of the wrong type.
         """
-        if isinstance(self.kernel, str) and self.kernel == "precomputed":
-            Xa, in_dtype = _as_float_2d(X, "X")
-            if Xa.shape[0] != Xa.shape[1]:
-                raise ValueError(
-                    "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
-                    f"got shape {Xa.shape}"
-                )
-        else:
-            Xa, in_dtype = _as_float_2d(X, "X")
+        precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        Xa, ya, _ = fit_data(self, X, y)
+        if precomputed and Xa.shape[0] != Xa.shape[1]:
+            raise ValueError(
+                "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
+                f"got shape {Xa.shape}"
+            )
         n = Xa.shape[0]
-        classes, codes = _labels(y, n)
+        classes, codes = class_labels(ya, estimator="KernelFisherDiscriminant")
         mu, ncomp = self._check_params(len(classes))
         if n > MAX_SAMPLES:
             raise ValueError(
                 f"n_samples = {n} exceeds MAX_SAMPLES = {MAX_SAMPLES}: a fit holds two n x n float64 "
                 f"arrays ({16 * n * n / 1e9:.0f} GB); subsample or use a low-rank approximation"
             )
-        if self.kernel == "precomputed":
+        if precomputed:
+            # the tolerance of the input's own precision (float16 too, which validation widens)
             check_symmetric(Xa, "X (precomputed Gram matrix)", dtype=floating_dtype(X))
-            K = Xa.copy()  # centred in place below
-            self.X_fit_ = np.empty((0, 0))
+            K = Xa.copy()  # centred in place below; Xa may be the caller's array
+            X_fit = np.empty((0, 0))
         else:
-            K = self._gram(Xa, None)
-            self.X_fit_ = Xa.copy()  # never a view of the caller's array
+            X_fit = Xa.copy()  # never a view of the caller's array
+            K = self._gram(X_fit, None)
         _check_scale(K, "the training Gram matrix")
-        self.n_features_in_ = Xa.shape[1]
         holder = [K]
         del K  # _solve holds the only reference and frees K once N is formed
-        self._solve(holder, codes, len(classes), mu, ncomp)
+        alphas, means, lam = self._solve(holder, codes, len(classes), mu, ncomp)
+        self.X_fit_ = X_fit
         self.classes_ = classes
+        self.alphas_, self.means_, self.eigenvalues_ = alphas, means, lam
+        if len(classes) == 2:
+            self.threshold_ = float(0.5 * (means[0, 0] + means[1, 0]))
+        else:
+            self.__dict__.pop("threshold_", None)  # a two-class fit's threshold does not apply
         return self
 
-    def _solve(self, holder: list[np.ndarray], codes: np.ndarray, c: int, mu: float, ncomp: int) -> None:
+    def _solve(self, holder: list[np.ndarray], codes: np.ndarray, c: int, mu: float,
+               ncomp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(alphas, projected class means, eigenvalues)`` from the Gram matrix in ``holder``,
+        which is emptied (the caller's reference is the only other one, and it deletes it)."""
         K = holder.pop()  # the only reference: ``del K`` below frees the Gram matrix
         n = K.shape[0]
         counts = np.bincount(codes, minlength=c).astype(np.float64)
@@ -625,11 +515,7 @@ class KernelFisherDiscriminant(ParamsMixin):
         if c == 2:
             flip = np.sign(proj_means[1] - proj_means[0])
             flip[flip == 0] = 1.0
-        self.alphas_ = alphas * flip
-        self.means_ = proj_means * flip
-        self.eigenvalues_ = lam
-        if c == 2:
-            self.threshold_ = float(0.5 * (self.means_[0, 0] + self.means_[1, 0]))
+        return alphas * flip, proj_means * flip, lam
 
     @staticmethod
     def _top_eigen(H: np.ndarray, ncomp: int) -> tuple[np.ndarray, np.ndarray]:
@@ -649,28 +535,19 @@ class KernelFisherDiscriminant(ParamsMixin):
                 f"non-zero eigenvalue (rank M < n_components; eigenvalues {lam}); the others "
                 "would be arbitrary vectors of the null space of M and are dropped",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,  # _top_eigen, _solve, fit, atomic_fit's wrapper, the caller
             )
             lam, V = lam[good], V[:, good]
         return lam, V
 
     # -- prediction -----------------------------------------------------------
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "alphas_"):
-            raise _not_fitted(self)
-
     def _test_kernel(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        n_train = self.alphas_.shape[0]
-        if self.kernel == "precomputed":
-            return _check_kernel_matrix(X, "X", (None, n_train))
-        Xa, _ = _as_float_2d(X, "X")
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {Xa.shape[1]} features, but KernelFisherDiscriminant is expecting "
-                f"{self.n_features_in_} features as input"
-            )
+        """``k(X, X_train)``; for ``"precomputed"``, ``X`` itself (``n_train`` columns: the
+        feature count that ``fit`` saw)."""
+        Xa, _ = predict_data(self, X, fitted="alphas_")
+        if isinstance(self.kernel, str) and self.kernel == "precomputed":
+            return Xa
         return self._gram(Xa, self.X_fit_)
 
     def transform(self, X: Any) -> np.ndarray:
@@ -683,12 +560,13 @@ class KernelFisherDiscriminant(ParamsMixin):
         Returns
         -------
         numpy.ndarray of shape (m, n_components)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
         """
         return self._test_kernel(X) @ self.alphas_
-
-    def fit_transform(self, X: Any, y: Any) -> np.ndarray:
-        """``fit(X, y)`` then ``transform(X)``."""
-        return self.fit(X, y).transform(X)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Scores whose sign (two classes) or argmax (several) is ``predict``.
@@ -716,20 +594,18 @@ class KernelFisherDiscriminant(ParamsMixin):
         return -0.5 * d2
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class whose projected mean is nearest to the projection of ``x``."""
+        """The class whose projected mean is nearest to the projection of ``x``.
+
+        Parameters
+        ----------
+        X : array_like of shape (m, d), or (m, n_train) for ``"precomputed"``
+
+        Returns
+        -------
+        numpy.ndarray of shape (m,)
+            Labels from ``classes_``.
+        """
         f = self.decision_function(X)
         if f.ndim == 1:
             return self.classes_[(f > 0).astype(int)]
         return self.classes_[np.argmax(f, axis=1)]
-
-    def score(self, X: Any, y: Any) -> float:
-        """Mean accuracy of ``predict(X)`` against ``y``."""
-        pred = self.predict(X)
-        yy = np.asarray(y)
-        if yy.ndim == 2 and yy.shape[1] == 1:
-            yy = yy.ravel()
-        if yy.shape != pred.shape:
-            raise ValueError(f"y must have shape {pred.shape}; got {yy.shape}")
-        return float(np.mean(pred == yy))
-
-

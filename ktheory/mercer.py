@@ -17,8 +17,13 @@ where ``lambda_i >= 0`` and ``phi_i`` are the eigenvalues and the
 * the Nyström estimate of the eigenpairs from a sample of ``mu``
   (:func:`nystrom_eigenpairs`), with eigenfunctions that can be evaluated at
   new points;
-* two scikit-learn style transformers whose features ``Z`` give ``Z Z^T ~ K``:
-  :class:`NystromFeatures` and :class:`RandomFourierFeatures`.
+* two scikit-learn transformers whose features ``Z`` give ``Z Z^T ~ K``:
+  :class:`NystromFeatures` and :class:`RandomFourierFeatures` (``TransformerMixin``,
+  ``validate_data``, ``get_feature_names_out`` and ``set_output``).
+
+The module stays one file because it is one idea, Mercer's expansion: exact (analytic),
+estimated (Nyström) and approximated (feature maps), all under the kernel convention and
+the rounding-level eigenvalue rule below, in the order Chapter 5 reads them.
 
 Kernel convention
 -----------------
@@ -45,14 +50,16 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
-
-from ktheory._base import ParamsMixin
 import scipy.linalg
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from threadpoolctl import threadpool_limits
 
-from ktheory._validation import check_array, check_positive, check_symmetric
+from ktheory._base import KTheoryEstimator, atomic_fit
+from ktheory._validation import check_array, check_positive, check_symmetric, fit_data, predict_data
 from ktheory.kernels import gaussian_kernel
 
 __all__ = [
@@ -246,7 +253,10 @@ def min_kernel_eigenfunctions(x: Any, n_terms: int) -> np.ndarray:
     xa = _real_array(x, "x", 1)
     n = _n_terms(n_terms)
     if xa.min() < 0.0 or xa.max() > 1.0:
-        raise ValueError(f"x must lie in [0, 1] (the domain of the operator); got values in [{xa.min():.3g}, {xa.max():.3g}]")
+        raise ValueError(
+            "x must lie in [0, 1] (the domain of the operator); "
+            f"got values in [{xa.min():.3g}, {xa.max():.3g}]"
+        )
     _check_size(xa.size * n, "the eigenfunction matrix")
     freq = (np.arange(1, n + 1, dtype=np.float64) - 0.5) * np.pi
     out = np.multiply.outer(xa, freq)
@@ -389,7 +399,8 @@ def gaussian_eigenfunctions(x: Any, n_terms: int, sigma: float = 1.0, scale: flo
     t_scale = float(scale)
     _check_size(xa.size * n, "the eigenfunction matrix")
     u = xa / t_scale  # standardized points
-    # c/a = root, (c - a) x^2 = u^2 / 4 * (root - 1) = u^2/4 * 2 rho / (root + 1), t = sqrt(2c) x = root^(1/2) u / sqrt(2)
+    # c/a = root, (c - a) x^2 = u^2 / 4 * (root - 1) = u^2/4 * 2 rho / (root + 1),
+    # t = sqrt(2c) x = root^(1/2) u / sqrt(2)
     with np.errstate(over="ignore", under="ignore"):
         expo = 0.25 * (u * u) * ((root * root - 1.0) / (root + 1.0))
         phi0 = root**0.25 * np.exp(-expo)
@@ -549,7 +560,8 @@ def nystrom_eigenpairs(
     if n > MAX_EIG_SAMPLES:
         raise ValueError(
             f"X has n={n} samples; the dense eigendecomposition costs O(n^3) time and n^2 memory and is "
-            f"limited to MAX_EIG_SAMPLES = {MAX_EIG_SAMPLES}: subsample X, or use NystromFeatures with landmarks"
+            f"limited to MAX_EIG_SAMPLES = {MAX_EIG_SAMPLES}: subsample X, or use NystromFeatures "
+            "with landmarks"
         )
     K = k(Xa, Xa)
     name = "the Gram matrix k(X, X)"
@@ -567,7 +579,8 @@ def nystrom_eigenpairs(
     if np.any(np.abs(w[order]) <= tol):
         raise ValueError(
             f"n_components={m}, but only {n_nonzero} eigenvalues of the Gram matrix are nonzero "
-            f"(above n * eps * max|w| = {tol:.3g}); the rest are rounding noise and their eigenfunctions undefined"
+            f"(above n * eps * max|w| = {tol:.3g}); the rest are rounding noise and their "
+            "eigenfunctions undefined"
         )
     if order.max() < m:  # the m largest: compute only their eigenvectors
         wm, U = scipy.linalg.eigh(K, subset_by_index=[n - m, n - 1], check_finite=False)
@@ -581,68 +594,6 @@ def nystrom_eigenpairs(
 # ---------------------------------------------------------------------------
 # transformers
 # ---------------------------------------------------------------------------
-
-
-class _Params(ParamsMixin):
-    """The parameter protocol (:class:`ktheory._base.ParamsMixin`) and the transformer tags."""
-
-    def __sklearn_tags__(self) -> Any:
-        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
-        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
-
-        return Tags(
-            estimator_type=None,
-            target_tags=TargetTags(required=False),
-            transformer_tags=TransformerTags(),
-            input_tags=InputTags(),
-        )
-
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
-        """``fit(X)`` then ``transform(X)``."""
-        return self.fit(X, y).transform(X)
-
-    def _check_fitted_input(self, X: Any, attr: str) -> np.ndarray:
-        if not hasattr(self, attr):
-            from ktheory.svm._input import not_fitted_error
-
-            raise not_fitted_error(self)  # a ValueError and an AttributeError: "... is not fitted yet ..."
-        Xa = _transformer_input(X)
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {Xa.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        return Xa
-
-
-def _transformer_input(X: Any) -> np.ndarray:
-    """The transformers' ``X`` check: :func:`_real_array` with scikit-learn's wording where its
-    estimator checks look for it (sparse input, complex data, 1-D input, zero features)."""
-    from ktheory.svm._input import ComplexDataError, _is_sparse
-
-    if _is_sparse(X):
-        raise TypeError(
-            "X is a sparse matrix; sparse input is not supported (dense data is required): "
-            "use X.toarray() if it fits in memory"
-        )
-    if not isinstance(X, np.ndarray) and hasattr(X, "__array__"):
-        X = np.asarray(X)  # array-likes (pandas, array wrappers) become plain arrays first
-    if np.iscomplexobj(X):
-        raise ComplexDataError(
-            "X must be real; got a complex array (the imaginary part would be lost). Complex data not supported"
-        )
-    if isinstance(X, np.ndarray):
-        if X.ndim == 1:
-            raise ValueError(
-                f"X must be a 2-D array of shape (n_samples, n_features); got a 1-D array of shape {X.shape}. "
-                "Reshape your data either using X.reshape(-1, 1) if your data has a single feature or "
-                "X.reshape(1, -1) if it contains a single sample."
-            )
-        if X.ndim == 2 and X.shape[0] > 0 and X.shape[1] == 0:
-            raise ValueError(
-                f"X is empty: found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
-            )
-    return check_array(X, "X", ndim=2)
 
 
 def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.ndarray,
@@ -672,25 +623,18 @@ def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.nd
 
 
 def _run_blocks(block: Callable[[int], None], n: int, rows: int, n_jobs: int) -> None:
-    """Call ``block(start)`` for ``start = 0, rows, 2 rows, ...`` in ``n_jobs`` threads (BLAS single-threaded)."""
+    """Call ``block(start)`` for ``start = 0, rows, 2 rows, ...`` in ``n_jobs`` threads, BLAS
+    single-threaded (threadpoolctl, a dependency of scikit-learn)."""
     starts = range(0, n, rows)
     if n_jobs <= 1 or n <= rows:
         for start in starts:
             block(start)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn, not required
-        with ThreadPoolExecutor(n_jobs) as pool:
-            list(pool.map(block, starts))
-        return
     with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(n_jobs) as pool:
         list(pool.map(block, starts))
 
 
-class NystromFeatures(_Params):
+class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheoryEstimator):
     """Nyström feature map from ``n_components`` random landmarks: ``Z Z^T = K_nm K_mm^+ K_mn``.
 
     ``fit`` draws ``m = n_components`` landmarks from the rows of ``X`` and
@@ -744,8 +688,23 @@ class NystromFeatures(_Params):
         self.sigma = sigma
         self.random_state = random_state
 
+    @atomic_fit
     def fit(self, X: Any, y: Any = None) -> NystromFeatures:
         """Choose the landmarks and factor their Gram matrix.
+
+        A fit that raises leaves the transformer as it was (a fitted one keeps its fit).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training samples; the landmarks are drawn from its rows.
+        y : None
+            Ignored (scikit-learn's transformer signature).
+
+        Returns
+        -------
+        NystromFeatures
+            ``self``.
 
         Raises
         ------
@@ -757,7 +716,7 @@ class NystromFeatures(_Params):
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
-        Xa = _transformer_input(X)
+        Xa, _, _ = fit_data(self, X, requires_y=False)
         m = _n_terms(self.n_components, "n_components")
         k = _resolve_kernel(self.kernel, self.sigma)
         rng = _rng(self.random_state)
@@ -778,7 +737,7 @@ class NystromFeatures(_Params):
         self.landmarks_ = L
         self.eigenvalues_ = w[keep]
         self.normalization_ = np.ascontiguousarray(U[:, keep] / np.sqrt(w[keep]))
-        self.n_features_in_ = Xa.shape[1]
+        self._n_features_out = int(np.count_nonzero(keep))  # for get_feature_names_out
         self._k = k
         self._gauss_sigma = float(self.sigma) if isinstance(self.kernel, str) else None
         return self
@@ -786,14 +745,24 @@ class NystromFeatures(_Params):
     def transform(self, X: Any) -> np.ndarray:
         """Nyström features ``Z = k(X, landmarks_) @ normalization_`` of shape (n, r).
 
+        Parameters
+        ----------
+        X : array_like of shape (n, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, r)
+
         Raises
         ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit` (a ``ValueError``).
         ValueError
-            If not fitted, or ``X`` is not 2-D, has another number of features or holds NaN/inf.
+            If ``X`` is not 2-D, has another number of features or holds NaN/inf.
         TypeError
             On complex or non-numeric ``X``.
         """
-        Xa = self._check_fitted_input(X, "normalization_")
+        Xa, _ = predict_data(self, X, fitted="normalization_")
         _check_size(Xa.shape[0] * self.normalization_.shape[1], "the feature matrix")
         if self._gauss_sigma is not None:  # blocked and threaded: no n x m kernel matrix in memory
             return _gaussian_block_product(Xa, self.landmarks_, self._gauss_sigma, self.normalization_)
@@ -801,7 +770,7 @@ class NystromFeatures(_Params):
         return self._k(Xa, self.landmarks_) @ self.normalization_
 
 
-class RandomFourierFeatures(_Params):
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheoryEstimator):
     """Random Fourier features for the Gaussian kernel :cite:p:`rahimi2007random`.
 
     By Bochner's theorem ``exp(-||x - y||^2 / (2 sigma^2)) = E[cos(w^T (x - y))]``
@@ -843,8 +812,23 @@ class RandomFourierFeatures(_Params):
         self.sigma = sigma
         self.random_state = random_state
 
+    @atomic_fit
     def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
         """Draw the frequencies and phases (only the number of features of ``X`` is used).
+
+        A fit that raises leaves the transformer as it was (a fitted one keeps its fit).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training samples (validated; only their number of features is used).
+        y : None
+            Ignored (scikit-learn's transformer signature).
+
+        Returns
+        -------
+        RandomFourierFeatures
+            ``self``.
 
         Raises
         ------
@@ -854,7 +838,7 @@ class RandomFourierFeatures(_Params):
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
-        Xa = _transformer_input(X)
+        Xa, _, _ = fit_data(self, X, requires_y=False)
         D = _n_terms(self.n_components, "n_components")
         s = check_positive(self.sigma, "sigma")
         rng = _rng(self.random_state)
@@ -864,20 +848,30 @@ class RandomFourierFeatures(_Params):
         W /= s
         self.frequencies_ = W
         self.offsets_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
-        self.n_features_in_ = d
+        self._n_features_out = D  # for get_feature_names_out
         return self
 
     def transform(self, X: Any) -> np.ndarray:
         """Features ``sqrt(2 / D) cos(X W + b)`` of shape (n, D).
 
+        Parameters
+        ----------
+        X : array_like of shape (n, n_features)
+
+        Returns
+        -------
+        numpy.ndarray of shape (n, D)
+
         Raises
         ------
+        sklearn.exceptions.NotFittedError
+            Before :meth:`fit` (a ``ValueError``).
         ValueError
-            If not fitted, ``X`` is invalid, or ``X W`` overflows (rescale ``X`` or ``sigma``).
+            If ``X`` is invalid, or ``X W`` overflows (rescale ``X`` or ``sigma``).
         TypeError
             On complex or non-numeric ``X``.
         """
-        Xa = self._check_fitted_input(X, "frequencies_")
+        Xa, _ = predict_data(self, X, fitted="frequencies_")
         D = self.frequencies_.shape[1]
         _check_size(Xa.shape[0] * D, "the feature matrix")
         Z = np.empty((Xa.shape[0], D))
@@ -898,5 +892,7 @@ class RandomFourierFeatures(_Params):
 
         _run_blocks(block, Xa.shape[0], rows, 2)
         if overflow:
-            raise ValueError("X @ frequencies_ overflows (|x| / sigma too large): rescale X or choose a larger sigma")
+            raise ValueError(
+                "X @ frequencies_ overflows (|x| / sigma too large): rescale X or choose a larger sigma"
+            )
         return Z

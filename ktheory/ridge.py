@@ -21,7 +21,12 @@ the mean) of squared residuals, so ``alpha`` is exactly scikit-learn's
 :class:`KernelRidge` solves the system by a Cholesky factorisation (no
 explicit inverse), offers the closed-form leave-one-out residuals
 (:meth:`KernelRidge.loo_residuals`) and a regularisation path from one
-eigendecomposition (:meth:`KernelRidge.path`, :func:`kernel_ridge_path`).
+eigendecomposition (:meth:`KernelRidge.path`, :func:`kernel_ridge_path`). It is a
+scikit-learn regressor (``RegressorMixin``, ``validate_data``, ``check_is_fitted``).
+
+The module stays one file because it holds one idea, the ridge system
+``(K + alpha I) a = y``: its solution for one ``alpha`` (the estimator), for many (the
+path) and its leave-one-out residuals share the PSD rule and the Gram-matrix set-up.
 """
 
 from __future__ import annotations
@@ -29,16 +34,26 @@ from __future__ import annotations
 import copy
 import numbers
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
-from ktheory._base import ParamsMixin
 from scipy import linalg as sla
-from scipy import sparse
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_array, check_positive, check_symmetric
+from ._base import KTheoryEstimator, atomic_fit
+from ._kernel_setup import check_kernel_params, kernel_block, owned, real_matrix
+from ._validation import (
+    check_array,
+    check_positive,
+    check_psd_gram,
+    check_symmetric,
+    fit_data,
+    predict_data,
+    symmetrized,
+)
 
 __all__ = ["KernelRidge", "LeastSquaresWarning", "RidgePath", "kernel_ridge_path"]
 
@@ -56,57 +71,30 @@ class LeastSquaresWarning(UserWarning):
     """Issued when the ridge system is solved by least squares (``alpha = 0``)."""
 
 
-def _not_fitted_error() -> type[Exception]:
-    from .svm import NotFittedError  # one NotFittedError class for the whole package
-
-    return NotFittedError
-
-
 # --------------------------------------------------------------------------- input helpers
-def _real_array(A: Any, name: str, ndim: int | tuple[int, ...] = 2) -> np.ndarray:
-    """``check_array`` plus scikit-learn's conventions for complex, sparse, 1-D and featureless input."""
-    if A is None:
-        raise ValueError(f"{name} must be an array, got None")
-    if sparse.issparse(A):
-        raise TypeError(
-            f"Sparse input is not supported: {name} is a scipy.sparse matrix; "
-            f"pass a dense array ({name}.toarray())"
-        )
-    ndims = (ndim,) if isinstance(ndim, int) else ndim
-    probe = None
-    if not isinstance(A, (str, bytes)):
-        try:
-            probe = np.asarray(A)
-        except Exception:  # ragged input: check_array gives the message
-            probe = None
-    if probe is None:
-        return check_array(A, name, ndim=ndims[0])
-    if np.iscomplexobj(probe) or (
-        probe.dtype == object and any(isinstance(v, complex) for v in probe.ravel()[:1000])
-    ):
-        raise ValueError(
-            f"Complex data not supported: {name} has complex values; "
-            "kernel ridge regression needs real numbers"
-        )
-    if probe.ndim == 1 and 1 not in ndims:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); got a 1-D array of shape "
-            f"{probe.shape}. Reshape your data with {name}.reshape(-1, 1) if it has a single feature "
-            f"or {name}.reshape(1, -1) if it is a single sample."
-        )
-    if probe.ndim == 2 and probe.shape[1] == 0 and probe.shape[0] > 0 and ndims == (2,):
-        raise ValueError(
-            f"{name} has 0 feature(s) (shape={probe.shape}) while a minimum of 1 is required."
-        )
-    use = probe.ndim if probe.ndim in ndims else ndims[0]
-    return check_array(probe, name, ndim=use)
-
-
 def _check_alphas(alphas: Any, name: str = "alphas") -> np.ndarray:
     a = check_array(alphas, name, ndim=1)
     if np.any(a <= 0):
         raise ValueError(f"{name} must all be > 0; got min {float(a.min())!r}")
     return a
+
+
+def _targets(y: Any, n_samples: int) -> np.ndarray:
+    """The targets of :class:`KernelRidge`, 1-D or one column per target.
+
+    Not :func:`ktheory._validation.fit_data`'s ``y``: that is single-output (scikit-learn's
+    ``validate_data`` with ``multi_output=False`` ravels a column and refuses more), and a
+    ``(n, 1)`` target stays 2-D here, as in scikit-learn's ``KernelRidge``.
+    """
+    if y is None:
+        raise ValueError("KernelRidge requires y to be passed, but the target y is None")
+    ya = real_matrix(y, "y", ndim=(1, 2))
+    if ya.shape[0] != n_samples:
+        raise ValueError(
+            f"X and y must have the same number of samples; got {n_samples} samples in X and "
+            f"y.shape={ya.shape}"
+        )
+    return ya
 
 
 def _check_gram_size(n: int, limit_mb: float, what: str = "training Gram matrix") -> None:
@@ -134,39 +122,31 @@ def _psd_tolerance(n: int, scale: float) -> float:
     return PSD_RTOL * max(scale, 1e-300) * max(1, n) ** 0.5
 
 
+#: Why the kernel matrix must be PSD (the end of the message that refuses one).
+_WHY_PSD = (
+    "kernel ridge regression needs a PSD kernel matrix (a non-PSD 'kernel' has no RKHS), "
+    "at every alpha"
+)
+
+
 def _not_psd_error(smallest: float, largest: float) -> ValueError:
     return ValueError(
-        f"K is not positive semidefinite: its smallest eigenvalue is {smallest:.3g} "
-        f"(largest {largest:.3g}); kernel ridge regression needs a PSD kernel matrix "
-        "(a non-PSD 'kernel' has no RKHS), at every alpha"
+        f"K is not positive semidefinite (smallest eigenvalue {smallest:.3g}, largest "
+        f"{largest:.3g}); {_WHY_PSD}"
     )
 
 
 def _check_psd(K: np.ndarray) -> None:
     """Raise unless the symmetric ``K`` is positive semidefinite up to :func:`_psd_tolerance`.
 
-    The rule is the one of :func:`kernel_ridge_path` (smallest eigenvalue below
-    ``-_psd_tolerance(n, max|eigenvalue|)`` is an error). Cheap path: a Cholesky
-    factorisation of ``K + t I`` with ``t`` computed from a *lower* bound on
-    ``max|eigenvalue|``, so that its success implies the rule is met; only when it
-    fails are the eigenvalues computed.
+    The rule of :func:`kernel_ridge_path` (a smallest eigenvalue below
+    ``-_psd_tolerance(n, max|eigenvalue|)`` is an error), checked by
+    :func:`ktheory._validation.check_psd_gram` (a Cholesky factorisation first; the
+    eigenvalues only when it fails).
     """
     n = K.shape[0]
-    if n == 0:
-        return
-    low = max(float(np.max(np.abs(np.diag(K)))), float(np.linalg.norm(K)) / n**0.5)
-    A = np.array(K, order="F", copy=True)
-    A.flat[:: n + 1] += _psd_tolerance(n, low)
-    try:
-        sla.cholesky(A, lower=True, overwrite_a=True, check_finite=False)
-        return
-    except np.linalg.LinAlgError:
-        pass
-    del A
-    evals = sla.eigvalsh(K, check_finite=False)
-    scale = float(np.max(np.abs(evals)))
-    if evals[0] < -_psd_tolerance(n, scale):
-        raise _not_psd_error(float(evals[0]), float(evals[-1]))
+    if n:
+        check_psd_gram(K, "K", rtol=_psd_tolerance(n, 1.0), why=_WHY_PSD)
 
 
 # --------------------------------------------------------------------------- the path
@@ -240,13 +220,15 @@ def kernel_ridge_path(K: Any, y: Any, alphas: Any) -> RidgePath:
     >>> np.allclose(p.dual_coef[0], np.linalg.solve(K + np.eye(2), [1.0, 0.0]))
     True
     """
-    Ka = _real_array(K, "K")
+    Ka = real_matrix(K, "K")
     if Ka.shape[0] != Ka.shape[1]:
         raise ValueError(f"K must be a square matrix; got shape {Ka.shape}")
     check_symmetric(Ka, "K")
-    ya = _real_array(y, "y", ndim=(1, 2))
+    ya = real_matrix(y, "y", ndim=(1, 2))
     if ya.shape[0] != Ka.shape[0]:
-        raise ValueError(f"y must have one row per row of K; got K.shape={Ka.shape} and y.shape={ya.shape}")
+        raise ValueError(
+            f"y must have one row per row of K; got K.shape={Ka.shape} and y.shape={ya.shape}"
+        )
     lam = _check_alphas(alphas)
     return _path_from_gram(Ka, ya, lam)
 
@@ -271,7 +253,7 @@ def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray) -> RidgePath:
 
 
 # --------------------------------------------------------------------------- the estimator
-class KernelRidge(ParamsMixin):
+class KernelRidge(RegressorMixin, KTheoryEstimator):
     """Kernel ridge regression: ``(K + alpha I) dual_coef = y``, solved by Cholesky.
 
     Mirrors ``sklearn.kernel_ridge.KernelRidge`` (same parameters, defaults,
@@ -292,7 +274,8 @@ class KernelRidge(ParamsMixin):
         back to least squares only when it fails, i.e. for a singular ``K``;
         for a positive definite ``K`` both give the interpolant. scikit-learn
         also accepts one alpha per target; this class takes a single number.)
-    kernel : {"linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid", "precomputed"} or callable, default "linear"
+    kernel : {"linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid", "precomputed"} \
+            or callable, default "linear"
         A name (scikit-learn's parametrisation, evaluated with the kernel
         functions of :mod:`ktheory.kernels`), a callable ``k(X, Y, **kernel_params)``
         returning the ``(len(X), len(Y))`` Gram block of two *sample matrices*
@@ -318,7 +301,8 @@ class KernelRidge(ParamsMixin):
     dual_coef_ : numpy.ndarray of shape (n_samples,) or (n_samples, n_targets)
         The representer coefficients: ``f(x) = sum_i dual_coef_[i] k(X_fit_[i], x)``.
     X_fit_ : numpy.ndarray of shape (n_samples, n_features)
-        Training inputs (the training Gram matrix for ``"precomputed"``).
+        Training inputs, a copy the estimator owns (the symmetric training Gram matrix for
+        ``"precomputed"``).
     n_features_in_ : int
         Number of columns of the training ``X``.
 
@@ -382,18 +366,13 @@ class KernelRidge(ParamsMixin):
         self.kernel_params = kernel_params
         self.gram_limit_mb = gram_limit_mb
 
-    _estimator_type = "regressor"
-
     def __sklearn_tags__(self) -> Any:
-        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
-        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="regressor",
-            target_tags=TargetTags(required=True, multi_output=True, single_output=True),
-            regressor_tags=RegressorTags(),
-            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
-        )
+        """scikit-learn's regressor tags, with several targets and ``pairwise`` for
+        ``kernel="precomputed"`` (``X`` is then a kernel matrix)."""
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
 
     # -- helpers --------------------------------------------------------------
     def _check_params(self) -> float:
@@ -405,97 +384,47 @@ class KernelRidge(ParamsMixin):
             )
         alpha = check_positive(a, "alpha", allow_zero=True)
         check_positive(self.gram_limit_mb, "gram_limit_mb")
-        k = self.kernel
-        if not (callable(k) or (isinstance(k, str) and (k == "precomputed" or k in KERNEL_NAMES))):
-            raise ValueError(f"kernel must be one of {KERNEL_NAMES}, 'precomputed' or a callable k(X, Y); got {k!r}")
-        if self.gamma is not None:
-            check_positive(self.gamma, "gamma")
-        d = self.degree
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Real):
-            raise TypeError(f"degree must be an integer >= 1, got {type(d).__name__} {d!r}")
-        if d < 1 or float(d) != int(d):
-            raise ValueError(f"degree must be an integer >= 1, got {d!r}")
-        c = self.coef0
-        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Real):
-            raise TypeError(f"coef0 must be a real number, got {type(c).__name__} {c!r}")
-        if not np.isfinite(float(c)):
-            raise ValueError(f"coef0 must be finite, got {c!r}")
+        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0, names=KERNEL_NAMES)
         if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
             raise TypeError(f"kernel_params must be a dict or None, got {type(self.kernel_params).__name__}")
         return alpha
 
     def _kernel(self, A: np.ndarray, B: np.ndarray | None, what: str) -> np.ndarray:
-        """Gram block ``k(A, B)`` (``B=None``: ``k(A, A)``), checked for shape and finiteness."""
-        if callable(self.kernel):
-            params = self.kernel_params or {}
-            K = self.kernel(A, A if B is None else B, **params)
-        else:
-            with np.errstate(over="ignore", invalid="ignore"):
-                K = self._named_kernel(A, B)
-        K = np.asarray(K, dtype=np.float64)
-        m = A.shape[0] if B is None else B.shape[0]
-        if K.shape != (A.shape[0], m):
-            raise ValueError(
-                f"the kernel returned an array of shape {K.shape} for the {what}; expected {(A.shape[0], m)}"
-            )
-        if not np.all(np.isfinite(K)):
-            raise ValueError(
-                f"the kernel returned NaN or infinite values for the {what} (overflow?); "
-                "rescale X or change gamma / coef0 / degree"
-            )
-        return K
+        """Gram block ``k(A, B)`` (``B=None``: ``k(A, A)``) with this estimator's settings."""
+        return kernel_block(self.kernel, A, B, what, gamma=self.gamma, degree=self.degree,
+                            coef0=self.coef0, kernel_params=self.kernel_params)
 
-    def _named_kernel(self, A: np.ndarray, B: np.ndarray | None) -> np.ndarray:
-        """A named kernel in scikit-learn's parametrisation (``gamma=None`` means ``1 / n_features``)."""
-        from . import kernels as kk
-
-        name = self.kernel
-        if name == "linear":
-            return kk.linear_kernel(A, B)
-        gamma = 1.0 / A.shape[1] if self.gamma is None else float(self.gamma)
-        if name in ("poly", "polynomial"):
-            return kk.polynomial_kernel(A, B, degree=int(self.degree), gamma=gamma, coef0=float(self.coef0))
-        if name == "rbf":
-            return kk.rbf_kernel(A, B, gamma=gamma)
-        if name == "laplacian":  # exp(-gamma ||x - y||_1), as scikit-learn
-            return kk.laplacian_kernel(A, B, sigma=1.0 / gamma, metric="manhattan")
-        return kk.sigmoid_kernel(A, B, gamma=gamma, coef0=float(self.coef0))
-
-    def _training_gram(self, X: np.ndarray) -> np.ndarray:
-        """A private, writable copy of the training Gram matrix."""
+    def _training_gram(self, X: np.ndarray, dtype: Any = None) -> np.ndarray:
+        """A private, writable copy of the training Gram matrix. A precomputed one is checked
+        for symmetry at the rounding level of ``dtype``, the input's floating type (and
+        replaced by its symmetric part when that is float32: ``symmetrized``)."""
         if self.kernel == "precomputed":
             K = np.array(X, dtype=np.float64, order="C", copy=True)
-            check_symmetric(K, "X (precomputed Gram matrix)")
-            return K
+            return symmetrized(K, "X (precomputed Gram matrix)", dtype)
         K = self._kernel(X, None, "training data")
         if callable(self.kernel):
             check_symmetric(K, "the Gram matrix returned by the kernel callable")
             K = np.array(K, order="C")  # never overwrite what the callable returned
         return K
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "dual_coef_"):
-            raise _not_fitted_error()(f"this {type(self).__name__} instance is not fitted yet; call fit(X, y) first")
-
-    def _check_Xy(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-        if y is None:
-            raise ValueError("KernelRidge requires y to be passed, but the target y is None")
-        Xa = _real_array(X, "X")
-        ya = _real_array(y, "y", ndim=(1, 2))
-        if Xa.shape[0] != ya.shape[0]:
-            raise ValueError(
-                f"X and y must have the same number of samples; got X.shape={Xa.shape} and y.shape={ya.shape}"
-            )
+    def _check_Xy(self, X: Any, y: Any, *, into: KernelRidge) -> tuple[np.ndarray, np.ndarray, np.dtype]:
+        """``(X, y, dtype)`` for a fit: ``X`` by :func:`~ktheory._validation.fit_data` (which sets
+        ``n_features_in_`` on ``into``), ``y`` by :func:`_targets` (one or several targets)."""
+        Xa, _, dtype = fit_data(into, X, requires_y=False)
+        ya = _targets(y, Xa.shape[0])
         if self.kernel == "precomputed" and Xa.shape[0] != Xa.shape[1]:
             raise ValueError(
                 "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
                 f"got shape {Xa.shape}"
             )
-        return Xa, ya
+        return Xa, ya, dtype
 
     # -- fit / predict -------------------------------------------------------
-    def fit(self, X: Any, y: Any) -> "KernelRidge":
+    @atomic_fit
+    def fit(self, X: Any, y: Any) -> KernelRidge:
         """Fit the model: Cholesky-solve ``(K + alpha I) dual_coef_ = y``.
+
+        A fit that raises leaves the estimator as it was (a fitted estimator keeps its fit).
 
         Parameters
         ----------
@@ -518,19 +447,23 @@ class KernelRidge(ParamsMixin):
             For parameters of the wrong type or non-numeric input.
         """
         alpha = self._check_params()
-        Xa, ya = self._check_Xy(X, y)
+        Xa, ya, dtype = self._check_Xy(X, y, into=self)
         n = Xa.shape[0]
         _check_gram_size(n, float(self.gram_limit_mb))
-        K = self._training_gram(Xa)
+        K = self._training_gram(Xa, dtype)
         if not self._psd_by_construction():
             _check_psd(K)
+        if self.kernel == "precomputed":
+            X_fit = K.copy()  # the (symmetrized) Gram matrix that loo_residuals starts from
+        else:
+            X_fit = owned(Xa, X)
         Y = ya.reshape(n, -1)
         if alpha == 0.0:
             warnings.warn(
                 "alpha=0: kernel ridge regression reduces to least squares; "
                 "using the minimum-norm least-squares solution",
                 LeastSquaresWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
             coef = sla.lstsq(K, Y, check_finite=False)[0]
         else:
@@ -542,9 +475,8 @@ class KernelRidge(ParamsMixin):
                 coef = self._not_pd(K, Y, alpha)
             else:
                 coef = sla.cho_solve(factor, Y, overwrite_b=False, check_finite=False)
-        self.X_fit_ = np.array(Xa, copy=True) if Xa is X else Xa
+        self.X_fit_ = X_fit
         self.dual_coef_ = coef.ravel() if ya.ndim == 1 else coef
-        self.n_features_in_ = int(Xa.shape[1])
         # the settings dual_coef_ belongs to: predict and loo_residuals use these, not
         # parameters changed by set_params after the fit
         self._fit_settings = {name: copy.copy(getattr(self, name)) for name in _FIT_SETTINGS}
@@ -558,9 +490,9 @@ class KernelRidge(ParamsMixin):
             return True
         return isinstance(k, str) and k in ("poly", "polynomial") and float(self.coef0) >= 0
 
-    def _as_fitted(self) -> "KernelRidge":
+    def _as_fitted(self) -> KernelRidge:
         """A shallow copy carrying the kernel settings of the last :meth:`fit`."""
-        self._check_fitted()
+        check_is_fitted(self, "dual_coef_")
         est = copy.copy(self)
         est.__dict__.update(getattr(self, "_fit_settings", {}))
         return est
@@ -578,31 +510,11 @@ class KernelRidge(ParamsMixin):
             "K + alpha*I is numerically singular (alpha is tiny compared with K); "
             "using the minimum-norm least-squares solution",
             LeastSquaresWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         A = K.copy()
         A.flat[:: K.shape[0] + 1] += alpha
         return sla.lstsq(A, Y, check_finite=False)[0]
-
-    def _test_gram(self, X: Any) -> np.ndarray:
-        return self._as_fitted()._test_gram_fitted(X)
-
-    def _test_gram_fitted(self, X: Any) -> np.ndarray:
-        Xa = _real_array(X, "X")
-        if self.kernel == "precomputed":
-            n = self.X_fit_.shape[0]
-            if Xa.shape[1] != n:
-                raise ValueError(
-                    f"X has {Xa.shape[1]} features, but KernelRidge is expecting {n} features as input. "
-                    "(With kernel='precomputed', X holds one kernel value per training sample.)"
-                )
-            return Xa
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {Xa.shape[1]} features, but KernelRidge is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        return self._kernel(Xa, self.X_fit_, "test data")
 
     def predict(self, X: Any) -> np.ndarray:
         """Predict ``f(x) = sum_i dual_coef_[i] k(X_fit_[i], x)``.
@@ -619,15 +531,22 @@ class KernelRidge(ParamsMixin):
 
         Raises
         ------
-        NotFittedError
+        sklearn.exceptions.NotFittedError
             Before :meth:`fit`.
         ValueError
             On NaN/inf, a wrong number of features, or 1-D input.
         """
-        return self._test_gram(X) @ self.dual_coef_
+        Xa, _ = predict_data(self, X, fitted="dual_coef_")
+        est = self._as_fitted()
+        Kt = Xa if est.kernel == "precomputed" else est._kernel(Xa, self.X_fit_, "test data")
+        return Kt @ self.dual_coef_
 
     def score(self, X: Any, y: Any) -> float:
         """Coefficient of determination :math:`R^2` of :meth:`predict` (averaged uniformly over targets).
+
+        Not ``RegressorMixin.score``: the targets are rescaled before they are squared, so
+        that targets near ``1e200`` give their :math:`R^2` where scikit-learn's ``r2_score``
+        overflows; the value is the same otherwise (no ``sample_weight``).
 
         Parameters
         ----------
@@ -639,7 +558,9 @@ class KernelRidge(ParamsMixin):
         float
         """
         pred = self.predict(X)
-        ya = _real_array(y, "y", ndim=(1, 2))
+        if y is None:
+            raise ValueError("score needs the true targets y, got None")
+        ya = real_matrix(y, "y", ndim=(1, 2))
         if ya.shape != pred.shape:
             if ya.size == pred.size:
                 ya = ya.reshape(pred.shape)
@@ -679,7 +600,7 @@ class KernelRidge(ParamsMixin):
 
         Raises
         ------
-        NotFittedError
+        sklearn.exceptions.NotFittedError
             Before :meth:`fit`.
         ValueError
             If ``alpha = 0`` (the interpolant's leave-one-out residuals are not
@@ -688,7 +609,9 @@ class KernelRidge(ParamsMixin):
         est = self._as_fitted()
         alpha = float(est.alpha)
         if alpha == 0.0:
-            raise ValueError("loo_residuals needs alpha > 0: with alpha = 0 the hat matrix has ones on its diagonal")
+            raise ValueError(
+                "loo_residuals needs alpha > 0: with alpha = 0 the hat matrix has ones on its diagonal"
+            )
         K = est._training_gram(self.X_fit_)
         n = K.shape[0]
         K.flat[:: n + 1] += alpha
@@ -721,7 +644,8 @@ class KernelRidge(ParamsMixin):
         RidgePath
         """
         self._check_params()
-        Xa, ya = self._check_Xy(X, y)
+        # validated as by fit, on a copy: the estimator is not modified (no n_features_in_)
+        Xa, ya, dtype = self._check_Xy(X, y, into=copy.copy(self))
         lam = _check_alphas(alphas)
         _check_gram_size(Xa.shape[0], float(self.gram_limit_mb))
-        return _path_from_gram(self._training_gram(Xa), ya, lam)
+        return _path_from_gram(self._training_gram(Xa, dtype), ya, lam)

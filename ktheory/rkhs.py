@@ -20,6 +20,10 @@ evaluation, inner product, norm and the vector-space operations;
 :func:`project` computes the best approximation of an element (or of
 function values) in the span of :math:`k(c_1, \\cdot), \\dots, k(c_n, \\cdot)`.
 
+The module stays one file although it is long (about 700 lines): it is one idea, the
+pre-Hilbert space, and :func:`project` is the operation of that space that the chapters use
+with :class:`KernelExpansion`.
+
 Kernels are callables ``kernel(X, Y)`` that return the Gram block
 ``[k(x_i, y_j)]`` of shape ``(len(X), len(Y))`` for sample matrices of shape
 ``(n_samples, n_features)``, for example

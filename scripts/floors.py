@@ -1,7 +1,7 @@
 """Print pyproject's version floors as pins, for `make test-oldest`.
 
-Each ``name>=X.Y`` among the runtime dependencies, the ``fast`` extra (numba) and the named
-test dependencies becomes
+Each ``name>=X.Y`` among the runtime dependencies (scikit-learn among them) and the ``fast``
+extra (numba) becomes
 ``name==X.Y.*``: the oldest release series the project claims to support, so that a floor
 that no longer matches the features used fails a test instead of a user's install.
 """
@@ -13,14 +13,9 @@ import sys
 import tomllib
 from pathlib import Path
 
-TEST_FLOORS = ("scikit-learn",)  # test-only packages whose floor the tests rely on
-
-
 def main() -> int:
     meta = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["project"]
-    reqs = list(meta["dependencies"]) + list(meta["optional-dependencies"]["fast"]) + [
-        r for r in meta["optional-dependencies"]["test"] if r.split(">")[0] in TEST_FLOORS
-    ]
+    reqs = list(meta["dependencies"]) + list(meta["optional-dependencies"]["fast"])
     for req in reqs:
         m = re.fullmatch(r"([A-Za-z0-9_.-]+)>=([0-9.]+)", req.replace(" ", ""))
         if not m:

@@ -3,7 +3,10 @@
 ``make test-no-numba`` runs the SVM estimators' tests with numba hidden
 (``tests/_no_numba`` first on ``PYTHONPATH``), as on a machine without it, where the
 estimators solve with numpy. A test of what only the compiled solver does (kernel rows on
-demand, its memory) is marked ``needs_numba`` and is skipped there, by name.
+demand, its memory, its statistics) is marked ``needs_numba`` and is skipped there, by
+name. Where numba is installed such a test runs with the compiled solver on every problem
+size (``NUMPY_MAX_SAMPLES = 0``: by default training sets of up to 2048 samples are solved
+on the numpy path).
 """
 
 from __future__ import annotations
@@ -16,6 +19,14 @@ try:
     HAVE_NUMBA = True
 except ImportError:
     HAVE_NUMBA = False
+
+
+@pytest.fixture(autouse=True)
+def _compiled_solver_for_needs_numba(request, monkeypatch):
+    if request.node.get_closest_marker("needs_numba") is not None:
+        from ktheory.svm import _kernel_svm
+
+        monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 0)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -338,3 +338,24 @@ def test_monomial_counts_closed_forms(n, p):
     count = sum(1 for t in range(p + 1) for _ in itertools.combinations_with_replacement(range(n), t))
     assert count == math.comb(n + p, p) == polynomial_feature_dimension(n, p)
     assert math.comb(n + 2, 2) == n * (n + 3) // 2 + 1
+
+
+# --------------------------------------------------------------------------- failed fits
+@pytest.mark.parametrize("make", [lambda: PiecewiseLinearClassifier(2), lambda: GaussianQuadraticClassifier(),
+                                  lambda: MLPClassifier((3,), max_epochs=50)])
+def test_a_failed_fit_or_refit_leaves_the_estimator_as_it_was(make):
+    X, y = xor_blobs(10, 4)
+    fresh = make()
+    with pytest.raises(ValueError, match="one class"):
+        fresh.fit(X, np.zeros(len(y)))                    # validate_data had set n_features_in_
+    assert vars(fresh) == vars(make())
+    est = make().fit(X, y)
+    before = dict(vars(est))
+    Xn = np.c_[X, X]
+    Xn[0, 0] = np.nan
+    for bad_X, bad_y in ((Xn, y), (np.c_[X, X, X], np.zeros(len(y))), (X * 1e200, y)):
+        with pytest.raises(ValueError):
+            est.fit(bad_X, bad_y)
+        assert vars(est).keys() == before.keys()
+        assert all(vars(est)[k] is before[k] for k in before)
+    assert est.n_features_in_ == 2 and est.predict(X).shape == y.shape

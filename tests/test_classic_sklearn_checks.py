@@ -6,28 +6,46 @@ check must pass.
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 pytest.importorskip("sklearn")
 
+from sklearn.base import BaseEstimator  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from ktheory.classic import GaussianQuadraticClassifier, MLPClassifier, PiecewiseLinearClassifier  # noqa: E402
+from ktheory.classic import (  # noqa: E402
+    GaussianQuadraticClassifier,
+    MLPClassifier,
+    PiecewiseLinearClassifier,
+)
 
 EXPECTED_FAILED: dict[str, dict[str, str]] = {}
+
+
+def _estimators():
+    return [
+        PiecewiseLinearClassifier(n_subclasses=1, max_passes=20),
+        GaussianQuadraticClassifier(reg_param=0.1),
+        MLPClassifier(hidden_layer_sizes=(4,), max_epochs=50),
+    ]
 
 
 def _expected_failed(estimator):
     return EXPECTED_FAILED.get(type(estimator).__name__, {})
 
 
-@parametrize_with_checks(
-    [
-        PiecewiseLinearClassifier(n_subclasses=1, max_passes=20),
-        GaussianQuadraticClassifier(reg_param=0.1),
-        MLPClassifier(hidden_layer_sizes=(4,), max_epochs=50),
-    ],
-    expected_failed_checks=_expected_failed,
-)
+@parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_checks_see_real_scikit_learn_estimators():
+    """Collecting the checks emits no "does not inherit from sklearn.base.BaseEstimator"
+    warning: the estimators are BaseEstimator subclasses."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
+    assert not [w for w in caught if "does not inherit" in str(w.message)]
+    assert all(isinstance(est, BaseEstimator) for est in _estimators())

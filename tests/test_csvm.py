@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog, minimize
+from sklearn.exceptions import NotFittedError
 
 from ktheory.csvm import CentralSVC, max_feasible_epsilon, shortcut_weights
 from ktheory.kernels import rbf_kernel
-from ktheory.svm import NotFittedError
 
 
 def blobs(n=24, sep=1.2, d=2, seed=0):
@@ -370,3 +370,24 @@ def test_bias_is_the_midpoint_of_the_optimal_interval_on_every_machine(npc, draw
     b = clf.intercept_[0]
     assert hinge(b) <= best + 1e-9
     assert b == pytest.approx((lo + hi) / 2, abs=1e-9)
+
+
+def test_a_failed_fit_or_refit_leaves_the_estimator_as_it_was():
+    X, y = blobs()
+    fresh = CentralSVC(C=1.0, epsilon=0.3)
+    with pytest.raises(ValueError, match="one class"):
+        fresh.fit(X, np.ones(len(y)))                     # validate_data had set n_features_in_
+    assert vars(fresh) == vars(CentralSVC(C=1.0, epsilon=0.3))
+    clf = CentralSVC(C=1.0, epsilon=0.3).fit(X, y)
+    before = dict(vars(clf))
+    Xn = np.c_[X, X]
+    Xn[0, 0] = np.nan
+    for bad_X, bad_y in ((Xn, y), (np.c_[X, X, X], np.ones(len(y))), (np.r_[X[:12], X[:12]], y)):
+        with pytest.raises(ValueError):
+            clf.fit(bad_X, bad_y)
+        assert vars(clf).keys() == before.keys()
+        assert all(vars(clf)[k] is before[k] for k in before)
+    with pytest.raises(ValueError, match="finite C"):  # fails after the Gram matrix: still atomic
+        clf.set_params(C=np.inf, epsilon=100.0).fit(X, y)
+    assert all(vars(clf)[k] is before[k] for k in before if k not in ("C", "epsilon"))
+    assert clf.n_features_in_ == 2 and clf.predict(X).shape == y.shape

@@ -387,3 +387,20 @@ def test_X_fit_is_a_copy_not_a_view_of_the_callers_array():
     X[:] = 0.0  # the caller reuses its buffer: the fitted model must not change
     np.testing.assert_array_equal(est.X_fit_, X0)
     np.testing.assert_array_equal(est.transform(X0), Z)
+
+
+def test_a_failed_refit_leaves_the_estimator_as_it_was():
+    X, y = _data(30, 2, 2, seed=34)
+    est = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=1e-2).fit(X, y)
+    before = dict(vars(est))
+    for bad_X, bad_y in ((np.c_[X, X], np.zeros(30)), (np.ones((30, 3)), y), (X[:, :1] + np.nan, y)):
+        with pytest.raises(ValueError):
+            est.fit(bad_X, bad_y)
+        assert vars(est).keys() == before.keys()
+        assert all(vars(est)[k] is before[k] for k in before)
+    fresh = KernelFisherDiscriminant(kernel="precomputed")
+    with pytest.raises(ValueError, match="symmetric"):
+        fresh.fit(np.triu(rbf_kernel(X)), y)             # validate_data had set n_features_in_
+    assert vars(fresh) == vars(KernelFisherDiscriminant(kernel="precomputed"))
+    # a three-class refit drops the two-class threshold
+    assert not hasattr(est.fit(X, np.arange(30) % 3), "threshold_")

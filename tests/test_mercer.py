@@ -232,7 +232,7 @@ def test_estimator_protocol():
     assert c.get_params() == est.get_params()
     est.set_params(n_components=5)
     assert est.n_components == 5
-    with pytest.raises(ValueError, match="invalid parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter 'gamma'"):
         est.set_params(gamma=1.0)
     r = clone(RandomFourierFeatures(7, sigma=0.5, random_state=1))
     assert r.get_params() == {"n_components": 7, "sigma": 0.5, "random_state": 1}
@@ -321,3 +321,24 @@ def test_rff_overflow_is_an_error():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+@pytest.mark.parametrize("make", [lambda: NystromFeatures(10, sigma=1.0, random_state=0),
+                                  lambda: RandomFourierFeatures(10, sigma=1.0, random_state=0)])
+def test_a_failed_fit_or_refit_leaves_the_transformer_as_it_was(make):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    fresh = make()
+    with pytest.raises(ValueError, match="n_components"):
+        fresh.set_params(n_components=0).fit(X)          # validate_data had set n_features_in_
+    assert vars(fresh) == vars(make().set_params(n_components=0))
+    est = make().fit(X)
+    before = dict(vars(est))
+    Z = est.transform(X)
+    for bad in (np.c_[X, X] + np.nan, np.zeros((0, 2))):
+        with pytest.raises(ValueError):
+            est.fit(bad)
+        assert vars(est) == before
+    with pytest.raises(ValueError, match="sigma"):
+        est.set_params(sigma=-1.0).fit(np.c_[X, X])
+    assert all(vars(est)[k] is before[k] for k in before if k != "sigma")
+    np.testing.assert_array_equal(est.transform(X), Z)

@@ -1,4 +1,5 @@
-"""scikit-learn's estimator checks for ``ktheory.mercer``'s transformers, and pickle round trips.
+"""scikit-learn's estimator checks for ``ktheory.mercer``'s transformers, feature names and
+output configuration, and pickle round trips.
 
 ``parametrize_with_checks`` over :class:`ktheory.mercer.NystromFeatures` and
 :class:`ktheory.mercer.RandomFourierFeatures` (small ``n_components``, fixed
@@ -6,7 +7,8 @@
 with its reason (today none is: every check passes). One check skips itself for a
 reason of the environment (array API not enabled); it is listed in
 ``ENVIRONMENT_SKIPS``, and any other self-skip fails the test, so nothing is
-skipped silently.
+skipped silently. Collecting the checks emits no "does not inherit from
+sklearn.base.BaseEstimator" warning: the transformers are ``BaseEstimator`` subclasses.
 """
 
 from __future__ import annotations
@@ -20,15 +22,18 @@ import pytest
 
 pytest.importorskip("sklearn")
 
+from sklearn.base import BaseEstimator  # noqa: E402
+from sklearn.exceptions import NotFittedError  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from ktheory.kernels import gaussian_kernel  # noqa: E402
 from ktheory.mercer import NystromFeatures, RandomFourierFeatures  # noqa: E402
 
-ESTIMATORS = [
-    NystromFeatures(n_components=5, random_state=0),
-    RandomFourierFeatures(n_components=5, random_state=0),
-]
+def _estimators():
+    return [
+        NystromFeatures(n_components=5, random_state=0),
+        RandomFourierFeatures(n_components=5, random_state=0),
+    ]
 
 #: Checks that cannot apply, per estimator class, with the reason. Empty: every check passes.
 EXPECTED_FAILED: dict[str, dict[str, str]] = {}
@@ -48,13 +53,7 @@ def _check_name(check) -> str:
     return getattr(func, "__name__", repr(func))
 
 
-with warnings.catch_warnings():
-    # "... does not inherit from sklearn.base.BaseEstimator": by design (sklearn is not a dependency)
-    warnings.filterwarnings("ignore", message=".*does not inherit from", category=UserWarning)
-    _checks = parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed)
-
-
-@_checks
+@parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     try:
         check(estimator)
@@ -63,6 +62,58 @@ def test_sklearn_compatible(estimator, check):
         if name in ENVIRONMENT_SKIPS:
             pytest.skip(f"{name}: {ENVIRONMENT_SKIPS[name]} ({exc})")
         raise AssertionError(f"{name} skipped itself, which is not an expected environment skip: {exc}")
+
+
+def test_checks_see_real_scikit_learn_estimators():
+    """Collecting the checks emits no "does not inherit from sklearn.base.BaseEstimator"
+    warning: the transformers are BaseEstimator subclasses."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
+    assert not [w for w in caught if "does not inherit" in str(w.message)]
+    assert all(isinstance(est, BaseEstimator) for est in _estimators())
+
+
+# ---------------------------------------------------------------------------
+# feature names and set_output, without pandas
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, prefix",
+    [
+        pytest.param(lambda: NystromFeatures(n_components=20, sigma=1.5, random_state=0),
+                     "nystromfeatures", id="nystrom"),
+        pytest.param(lambda: RandomFourierFeatures(n_components=30, sigma=0.8, random_state=0),
+                     "randomfourierfeatures", id="rff"),
+    ],
+)
+def test_feature_names_and_default_output_need_no_pandas(make, prefix):
+    """``get_feature_names_out`` names one column per output feature (class-name prefix),
+    and ``set_output(transform="default")`` keeps numpy output: neither needs pandas (not a
+    dependency; ``set_output(transform="pandas")`` is never required)."""
+    X = np.random.default_rng(0).standard_normal((60, 4))
+    est = make()
+    with pytest.raises(NotFittedError):
+        est.get_feature_names_out()
+    Z = est.fit(X).transform(X)
+    names = est.get_feature_names_out()
+    assert isinstance(names, np.ndarray) and names.dtype == object
+    assert names.tolist() == [f"{prefix}{i}" for i in range(Z.shape[1])]
+    assert est.set_output(transform="default") is est
+    Z2 = est.transform(X)
+    assert type(Z2) is np.ndarray
+    np.testing.assert_array_equal(Z2, Z)
+    np.testing.assert_array_equal(est.fit_transform(X), Z)
+
+
+def test_nystrom_feature_names_follow_the_kept_eigenvalues():
+    """Rounding-level eigenvalues are dropped (fewer features than landmarks): the names
+    count the features, not the landmarks."""
+    est = NystromFeatures(n_components=3, random_state=0).fit(np.ones((10, 2)))
+    assert est.eigenvalues_.size == 1
+    assert est.get_feature_names_out().tolist() == ["nystromfeatures0"]
+    assert est.transform(np.ones((2, 2))).shape == (2, 1)
 
 
 # ---------------------------------------------------------------------------

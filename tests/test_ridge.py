@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 from sklearn.kernel_ridge import KernelRidge as SkKernelRidge
@@ -28,7 +29,6 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 
 from ktheory.kernels import gaussian_kernel, polynomial_feature_map, polynomial_kernel, rbf_kernel
 from ktheory.ridge import KernelRidge, LeastSquaresWarning, RidgePath, kernel_ridge_path
-from ktheory.svm import NotFittedError
 
 
 def _data(n: int = 40, d: int = 3, t: int | None = None, seed: int = 0):
@@ -399,3 +399,39 @@ def test_psd_rule_boundary_and_singular_psd_accepted():
     est = KernelRidge(alpha=0.3, kernel="precomputed").fit(Kd, np.arange(15.0))
     np.testing.assert_allclose(est.dual_coef_, np.linalg.solve(Kd + 0.3 * np.eye(15), np.arange(15.0)),
                                atol=1e-10)
+
+
+def test_a_failed_fit_or_refit_leaves_the_estimator_as_it_was():
+    X, y, Xt = _data(n=20)
+    fresh = KernelRidge(kernel="precomputed")
+    with pytest.raises(ValueError, match="symmetric"):
+        fresh.fit(np.triu(gaussian_kernel(X)), y)         # validate_data had set n_features_in_
+    assert vars(fresh) == vars(KernelRidge(kernel="precomputed"))
+    est = KernelRidge(alpha=0.5, kernel="rbf", gamma=0.3).fit(X, y)
+    before = dict(vars(est))
+    pred = est.predict(Xt)
+    Xn = np.c_[X, X]
+    Xn[0, 0] = np.nan
+    for bad_X, bad_y in ((Xn, y), (np.c_[X, X], y[:-1]), (X * 1e200, y)):
+        with pytest.raises(ValueError):
+            est.set_params(kernel="linear").fit(bad_X, bad_y)
+        assert vars(est).keys() == before.keys()
+        assert all(vars(est)[k] is before[k] for k in before if k != "kernel")
+    np.testing.assert_array_equal(est.predict(Xt), pred)
+    # path validates like fit but leaves the estimator alone
+    fresh = KernelRidge(kernel="rbf")
+    fresh.path(X, y, [0.1, 1.0])
+    assert vars(fresh) == vars(KernelRidge(kernel="rbf"))
+
+
+def test_float32_precomputed_gram_is_checked_at_float32_rounding():
+    X, y, _ = _data(n=25)
+    K32 = (X @ X.T).astype(np.float32) + np.eye(25, dtype=np.float32)
+    K32[0, 1] = np.nextafter(K32[0, 1], np.float32(np.inf))  # asymmetric by one float32 ulp
+    est = KernelRidge(alpha=0.5, kernel="precomputed").fit(K32, y)
+    Ks = (K32.astype(float) + K32.astype(float).T) / 2
+    np.testing.assert_allclose(est.dual_coef_, np.linalg.solve(Ks + 0.5 * np.eye(25), y), rtol=1e-10)
+    np.testing.assert_allclose(est.loo_residuals(), KernelRidge(alpha=0.5, kernel="precomputed")
+                               .fit(Ks, y).loo_residuals(), rtol=1e-10)
+    with pytest.raises(ValueError, match="symmetric"):    # the same asymmetry in float64 is refused
+        KernelRidge(alpha=0.5, kernel="precomputed").fit(K32.astype(float), y)

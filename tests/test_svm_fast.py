@@ -30,6 +30,9 @@ pytest.importorskip("numba", reason="the compiled solver's own tests need numba"
 from ktheory import kernels as km  # noqa: E402
 from ktheory.svm import SVC, SVR, ConvergenceWarning, _fast, smo_solve  # noqa: E402
 
+#: every test here is of the compiled solver: the estimators use it on every size (conftest)
+pytestmark = pytest.mark.needs_numba
+
 BIG_CACHE = 1000.0      # MiB: every row of these problems fits
 TINY_CACHE = 1e-6       # MiB: two rows (the minimum)
 NO_LIMIT = 200_000     # far above any run here: a broken solver fails, not hangs

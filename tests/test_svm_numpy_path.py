@@ -1,25 +1,35 @@
-"""The SVMs without numba: the numpy path against the compiled solver, in one process.
+"""The SVMs' two SMO paths: the numpy path against the compiled solver, in one process.
 
-``ktheory.svm._smo._compiled`` returns None where numba cannot be imported; patched to do
-so here, ``SVC``, one-vs-one and ``SVR`` solve by the reference SMO on the Gram matrix. The
+``solver="numpy"`` runs the reference SMO on the Gram matrix, ``solver="compiled"`` numba's
+solver; ``"auto"`` picks numpy up to ``NUMPY_MAX_SAMPLES`` samples and where numba cannot be
+imported (patched here: ``ktheory.svm._kernel_svm.compiled_solver`` returning None). The
 same problem and stopping rule: objectives within the tolerance, the same predictions
 wherever the decision value is clear of it. (``make test-no-numba`` runs the estimators'
 whole test files with numba really hidden.)
 """
-
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from ktheory.svm import SVC, SVR
-from ktheory.svm import _smo
+from ktheory.svm import _kernel_svm
 
 TOL = 1e-3
 
+try:
+    import numba  # noqa: F401
+
+    HAVE_NUMBA = True
+except ImportError:
+    HAVE_NUMBA = False
+
 
 def _numpy_path(monkeypatch):
-    monkeypatch.setattr(_smo, "_compiled", lambda: None)
+    monkeypatch.setattr(_kernel_svm, "compiled_solver", lambda: None)
 
 
 def _data(k: int, n: int = 150, seed: int = 0):
@@ -29,15 +39,15 @@ def _data(k: int, n: int = 150, seed: int = 0):
     return X, y.astype(int)
 
 
+@pytest.mark.needs_numba
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly", "precomputed"])
 @pytest.mark.parametrize("k", [2, 3])
-def test_svc_numpy_path_matches_the_compiled_solver(monkeypatch, kernel, k):
+def test_svc_numpy_path_matches_the_compiled_solver(kernel, k):
     X, y = _data(k)
     A = X @ X.T if kernel == "precomputed" else X
     kw = dict(kernel=kernel, C=2.0, tol=TOL, degree=2)
-    fast = SVC(**kw).fit(A, y)
-    _numpy_path(monkeypatch)
-    slow = SVC(**kw).fit(A, y)
+    fast = SVC(solver="compiled", **kw).fit(A, y)
+    slow = SVC(solver="numpy", **kw).fit(A, y)
     assert slow.solver_stats_ is None or slow.solver_stats_ == [None] * len(slow.solver_stats_)
     obj_f, obj_s = np.atleast_1d(fast.objective_), np.atleast_1d(slow.objective_)
     np.testing.assert_allclose(obj_s, obj_f, rtol=2 * TOL)
@@ -50,13 +60,13 @@ def test_svc_numpy_path_matches_the_compiled_solver(monkeypatch, kernel, k):
     assert clear.mean() > 0.8
 
 
-def test_svr_numpy_path_matches_the_compiled_solver(monkeypatch):
+@pytest.mark.needs_numba
+def test_svr_numpy_path_matches_the_compiled_solver():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(120, 2))
     z = np.sin(X[:, 0]) + 0.1 * rng.normal(size=120)
-    fast = SVR(C=3.0, epsilon=0.1, tol=TOL).fit(X, z)
-    _numpy_path(monkeypatch)
-    slow = SVR(C=3.0, epsilon=0.1, tol=TOL).fit(X, z)
+    fast = SVR(C=3.0, epsilon=0.1, tol=TOL, solver="compiled").fit(X, z)
+    slow = SVR(C=3.0, epsilon=0.1, tol=TOL, solver="numpy").fit(X, z)
     assert slow.solver_stats_ is None
     assert slow.objective_ == pytest.approx(fast.objective_, rel=2 * TOL)
     np.testing.assert_allclose(slow.predict(X), fast.predict(X), atol=20 * TOL)
@@ -67,3 +77,31 @@ def test_numpy_path_refuses_a_gram_matrix_beyond_the_limit(monkeypatch):
     X, y = _data(2, n=600)
     with pytest.raises(ValueError, match="numba is not installed.*gram_limit_mb"):
         SVC(gram_limit_mb=1).fit(X, y)
+
+
+@pytest.mark.parametrize("n", [_kernel_svm.NUMPY_MAX_SAMPLES, _kernel_svm.NUMPY_MAX_SAMPLES + 1])
+def test_small_problems_solve_with_numpy_and_do_not_import_numba(n):
+    """Up to NUMPY_MAX_SAMPLES samples the fit neither imports numba nor waits for it to
+    compile; above, the compiled solver runs (where numba is installed)."""
+    code = (
+        "import sys, numpy as np; from ktheory.svm import SVC\n"
+        f"rng = np.random.default_rng(0); X = rng.normal(size=({n}, 2))\n"
+        "est = SVC(kernel='linear', tol=1e-2).fit(X, (X[:, 0] > 0).astype(int))\n"
+        "print('numba' in sys.modules, est.solver_stats_ is None)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    if n <= _kernel_svm.NUMPY_MAX_SAMPLES:
+        assert out == ["False", "True"]
+    elif HAVE_NUMBA:
+        assert out == ["True", "False"]
+    else:
+        assert out == ["False", "True"]
+
+
+def test_compiled_solver_without_numba_says_how_to_get_it(monkeypatch):
+    _numpy_path(monkeypatch)
+    X, y = _data(2, n=40)
+    with pytest.raises(ImportError, match=r"solver='compiled' needs numba.*ktheory\[fast\]"):
+        SVC(solver="compiled").fit(X, y)
+    assert SVC(solver="auto").fit(X, y).solver_stats_ is None

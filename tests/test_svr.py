@@ -454,9 +454,9 @@ def test_bad_parameters(params, exc, match):
     [
         (None, ValueError, "requires y"),
         (np.ones(29), ValueError, "30 samples"),
-        (np.ones((30, 2)), ValueError, "1-D"),
+        (np.ones((30, 2)), ValueError, "y should be a 1d array"),
         (np.r_[np.ones(29), np.nan], ValueError, "NaN"),
-        (np.r_[np.ones(29), np.inf], ValueError, "NaN or infinity"),
+        (np.r_[np.ones(29), np.inf], ValueError, "y contains infinity"),
         (np.ones(30) * (1 + 1j), TypeError, "Complex"),
         (np.array(["a"] * 30), TypeError, "y must hold numbers"),
     ],

@@ -88,7 +88,13 @@ def sqdist_rows(B: np.ndarray, xx: np.ndarray, yy: np.ndarray, r0: int, same: bo
     is exactly symmetric when ``Y`` is ``X``.
     """
     B *= -2.0
-    B += np.add.outer(xx, yy)
+    step = max(1, (1 << 16) // max(1, B.shape[1]))   # row blocks: a 512 KiB temporary
+    tmp = np.empty((min(step, B.shape[0]), B.shape[1]))
+    for a in range(0, B.shape[0], step):
+        rows = B[a:a + step]
+        t = tmp[: rows.shape[0]]
+        np.add.outer(xx[a:a + step], yy, out=t)      # ||x||^2 + ||y||^2, as one sum
+        rows += t
     np.maximum(B, 0.0, out=B)
     if same:
         idx = np.arange(r0, r0 + B.shape[0])

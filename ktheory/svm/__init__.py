@@ -1,7 +1,19 @@
 """Support vector machines: the exact hard-margin dual (chapter 7) and SMO (chapter 8).
 
 Each implementation lives in its own private module; the public names are
-re-exported here, so readers write ``from ktheory.svm import SVC``.
+re-exported here, so readers write ``from ktheory.svm import SVC``. The modules come
+in two layers, the lower never importing the upper:
+
+* **solvers**: :mod:`~ktheory.svm._core` (what the SMO solvers share: ``TAU``, the
+  result, the stopping measure, the intercept rule), :mod:`~ktheory.svm._smo` (the
+  readable reference, :func:`smo_solve`), :mod:`~ktheory.svm._fast` (the same iteration
+  compiled by numba, with a row cache and shrinking; optional),
+  :mod:`~ktheory.svm._llw_qp` (the interior-point QP of the multicategory SVM) and
+  :mod:`~ktheory.svm._exact` (the exact dual in sympy);
+* **estimators**: :mod:`~ktheory.svm._kernel_svm` (what every SVM estimator does:
+  parameters, input, kernel, the dual solve), :mod:`~ktheory.svm._svc` with
+  :mod:`~ktheory.svm._ovo` (one-vs-one), :mod:`~ktheory.svm._svr` and
+  :mod:`~ktheory.svm._llw`.
 
 The exact solver (:func:`hard_margin_dual_exact`, :func:`to_exact`,
 :class:`HardMarginSolution`) works in sympy; it is imported on first use of
@@ -14,7 +26,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ktheory.svm._smo import SVC, ConvergenceWarning, NotFittedError, SMOResult, smo_solve  # (chapter 8)
+from sklearn.exceptions import NotFittedError  # what the estimators raise before fit
+
+from ktheory.svm._core import ConvergenceWarning, SMOResult
+from ktheory.svm._smo import smo_solve  # (chapter 8)
+from ktheory.svm._svc import SVC
 
 _EXACT = ("HardMarginSolution", "hard_margin_dual_exact", "to_exact")  # (chapter 7, in sympy)
 

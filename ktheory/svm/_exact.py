@@ -27,6 +27,10 @@ point satisfies ``d_i f(x_i) >= 1``. Conic Caratheodory guarantees an optimal
 (smallest supports first) always finds the optimum of a separable problem,
 and finds none for a non-separable one. All arithmetic is done in sympy:
 rational input gives rational output, surds stay surds.
+
+The module stays one file although it is long (about 800 lines): it is one algorithm, the
+enumeration of supports, and the exact-arithmetic helpers it needs (conversion to sympy,
+signs of algebraic numbers, simplification) serve nothing else.
 """
 
 from __future__ import annotations

@@ -39,6 +39,11 @@ the curvature ``K_ii + K_tt - 2 K_it`` needs no signs, and the gradient step of
 Kernel values are kept in float64 (libsvm keeps ``float``): the cache holds half
 as many entries per MiB as libsvm's, and the gradient carries no single-precision
 error (see Chapter 9's note on libsvm's float cache).
+
+One file of about 900 lines: the compiled functions call one another and share the
+layout of the cache and the state arrays, and numba compiles and caches them as one
+unit; split, that layout would be described in two places. It imports only the
+solver layer's shared rules (:mod:`ktheory.svm._core`).
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit
 
-from ._smo import DEFAULT_CACHE_MB, _intercept_and_objective, _violation
+from ._core import DEFAULT_CACHE_MB, intercept_and_objective, violation
 
 __all__ = ["FastResult", "fast_smo", "KERNEL_CODES", "DEFAULT_CACHE_MB"]
 
@@ -781,7 +786,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
         through ``report`` (default: ``print`` to stdout).
     scale : float
         Divide every kernel value by ``scale`` (the solution is then rescaled back:
-        ``K -> K / s, C -> C s, alpha -> alpha s``; see ``_smo._tiny_scale``).
+        ``K -> K / s, C -> C s, alpha -> alpha s``; see ``_smo.tiny_scale``).
     report : callable, optional
         Where ``verbose`` sends its lines (default ``print``).
     diag : ndarray of shape (n,), optional
@@ -869,8 +874,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     nonfinite = istate[_STATUS] == _NONFINITE or not bool(np.all(np.isfinite(out_G)))
     pos = y > 0
     v = np.where(pos, -out_G, out_G)          # v = -y G
-    gap = _violation(out_alpha, v, pos, Cs)
-    b, obj = _intercept_and_objective(out_alpha, v, pos, Cs, None if p is None else pv)
+    gap = violation(out_alpha, v, pos, Cs)
+    b, obj = intercept_and_objective(out_alpha, v, pos, Cs, None if p is None else pv)
     if scale != 1.0:
         out_alpha = out_alpha / scale
         obj = obj / scale

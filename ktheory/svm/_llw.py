@@ -84,20 +84,14 @@ import warnings
 from typing import Any, Callable
 
 import numpy as np
-import scipy.linalg as sla
 from scipy import sparse
 from scipy.optimize import linprog
 
-from .._base import ParamsMixin
-from .._validation import check_positive
-from ._input import (
-    ComplexDataError,
-    _is_sparse,
-    not_fitted_error,
-    validate_X,
-    validate_y,
-)
-from ._smo import SVC, ConvergenceWarning, _check_max_iter, _checked_symmetric
+from .._base import KTheoryClassifierMixin, atomic_fit
+from .._validation import ComplexDataError, check_positive, check_psd_gram, class_labels, symmetrized
+from ._core import ConvergenceWarning, check_max_iter
+from ._kernel_svm import KernelSVMBase
+from ._llw_qp import b_from_multipliers, box_qp, equality_rows, intercepts, polish
 
 __all__ = ["MulticlassSVC", "llw_population_minimizer", "MAX_QP_MB", "MAX_POPULATION_CLASSES", "PSD_RTOL"]
 
@@ -129,7 +123,7 @@ def _check_costs(costs: Any, k: int, name: str = "costs") -> np.ndarray:
         return np.ones((k, k)) - np.eye(k)
     if isinstance(costs, (str, bytes)):
         raise TypeError(f"{name} must be a (k, k) array of nonnegative numbers, got a string {costs!r}")
-    if _is_sparse(costs):
+    if sparse.issparse(costs):
         raise TypeError(f"{name} must be a dense (k, k) array; got a sparse {type(costs).__name__}")
     try:
         arr = np.asarray(costs)
@@ -261,232 +255,11 @@ def llw_population_minimizer(p: Any, costs: Any = None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# the interior-point QP solver
-# ---------------------------------------------------------------------------
-
-
-def _box_qp(Q: np.ndarray, c: np.ndarray, A: np.ndarray, u: np.ndarray, tol: float,
-            max_iter: int) -> dict[str, Any]:
-    """Minimise ``1/2 x^T Q x + c^T x`` s.t. ``A x = 0``, ``0 <= x <= u`` (``u > 0``).
-
-    Mehrotra predictor–corrector primal–dual interior-point method. Optimality
-    conditions: ``Q x + c - A^T y - z + v = 0``, ``A x = 0``, ``x z = 0``,
-    ``(u - x) v = 0``, ``z, v >= 0``. Returns ``x, y, z, v``, the iteration
-    count, whether ``tol`` was reached, and the final residuals.
-    """
-    m = c.shape[0]
-    p = A.shape[0]
-    x = np.minimum(0.5 * u, 1.0)
-    w = u - x
-    z = np.ones(m)
-    v = np.minimum(1.0, 1.0 / w)  # w v <= 1 also for far (practically absent) upper bounds
-    y = np.zeros(p)
-    cnorm = float(np.max(np.abs(c))) if m else 0.0
-    unorm = float(np.max(u)) if m else 0.0
-    diagQ = np.diagonal(Q).copy()
-    qscale = float(np.max(np.abs(diagQ))) if m else 0.0
-    converged = False
-    broke = False
-    it = 0
-    res_p = res_d = gap = np.inf
-    M = np.empty_like(Q)
-    for it in range(max_iter + 1):
-        Qx = Q @ x
-        rd = Qx + c - A.T @ y - z + v
-        rp = A @ x
-        pobj = 0.5 * float(x @ Qx) + float(c @ x)
-        xz = x * z
-        wv = w * v
-        mu = (float(xz.sum()) + float(wv.sum())) / (2 * m)
-        res_d = float(np.max(np.abs(rd))) / (1.0 + cnorm + float(np.max(np.abs(Qx))))
-        res_p = float(np.max(np.abs(rp))) / (1.0 + unorm) if p else 0.0
-        gap = 2 * m * mu / (1.0 + abs(pobj))
-        if not np.isfinite(res_p + res_d + gap):
-            broke = True
-            break
-        if max(res_p, res_d, gap) <= tol:
-            converged = True
-            break
-        if it == max_iter:
-            break
-        D = z / x + v / w
-        chol = None
-        reg = 0.0
-        for attempt in range(8):
-            np.copyto(M, Q)
-            M[np.diag_indices(m)] += D + reg
-            try:
-                chol = sla.cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-                break
-            except np.linalg.LinAlgError:
-                reg = max(reg * 100.0, 1e-14 * max(qscale, 1.0))
-        if chol is None:  # Q + D not positive definite: Q is indefinite
-            broke = True
-            break
-        if p:
-            MAt = sla.cho_solve(chol, A.T, check_finite=False)
-            S = A @ MAt
-            S_f = sla.cho_factor(S, lower=True, check_finite=False)
-
-        def solve(r_xz: np.ndarray, r_wv: np.ndarray) -> tuple[np.ndarray, ...]:
-            r = -rd - r_xz / x + r_wv / w
-            Mr = sla.cho_solve(chol, r, check_finite=False)
-            if p:
-                dy = sla.cho_solve(S_f, -rp - A @ Mr, check_finite=False)
-                dx = Mr + MAt @ dy
-            else:
-                dy = np.zeros(0)
-                dx = Mr
-            dz = (-r_xz - z * dx) / x
-            dv = (-r_wv + v * dx) / w
-            return dx, dy, dz, dv
-
-        def step(dx: np.ndarray, dz: np.ndarray, dv: np.ndarray) -> float:
-            a = 1.0
-            for val, d in ((x, dx), (w, -dx), (z, dz), (v, dv)):
-                neg = d < 0
-                if np.any(neg):
-                    a = min(a, float(np.min(-val[neg] / d[neg])))
-            return a
-
-        dx, dy, dz, dv = solve(xz, wv)
-        a_aff = step(dx, dz, dv)
-        mu_aff = (float((x + a_aff * dx) @ (z + a_aff * dz))
-                  + float((w - a_aff * dx) @ (v + a_aff * dv))) / (2 * m)
-        sigma = (mu_aff / mu) ** 3
-        dx, dy, dz, dv = solve(xz + dx * dz - sigma * mu, wv - dx * dv - sigma * mu)
-        a = min(1.0, 0.995 * step(dx, dz, dv))
-        x = x + a * dx
-        w = u - x
-        # keep strictly interior despite rounding in u - x
-        tiny = 1e-300
-        x = np.maximum(x, tiny)
-        w = np.maximum(w, tiny)
-        y = y + a * dy
-        z = np.maximum(z + a * dz, tiny)
-        v = np.maximum(v + a * dv, tiny)
-    return {"x": x, "y": y, "z": z, "v": v, "n_iter": it, "converged": converged, "broke": broke,
-            "res_p": res_p, "res_d": res_d, "gap": gap}
-
-
-def _polish(Q: np.ndarray, c: np.ndarray, A: np.ndarray, u: np.ndarray, sol: dict[str, Any],
-            tol: float) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Exact solution on the active set guessed from the interior-point iterate.
-
-    Each variable is classified as at its lower bound (``x/u`` below the scaled bound
-    multiplier ``z``), at its upper bound (likewise with ``1 - x/u`` and ``v``) or free;
-    the equality-constrained QP over the free variables is then one linear (KKT) system,
-    solved by least squares (``Q`` may be singular). Variables that leave their box are
-    moved to the bound and the system re-solved (at most 5 rounds). The result is
-    accepted if it is feasible, satisfies the sign conditions of the bound multipliers
-    to ``max(tol, 1e-9)`` and its objective is not worse than the iterate's; otherwise
-    the iterate is returned with its near-zero variables set to 0. Returns ``(x, y,
-    polished)`` (``y`` the multipliers of ``A x = 0``).
-    """
-    x0, z, v, y0 = sol["x"], sol["z"], sol["v"], sol["y"]
-    p = A.shape[0]
-    gs = max(float(np.max(np.abs(c))), 1e-300)
-    us = np.minimum(u, 1.0)  # the natural scale of x (far upper bounds play no role)
-    lower = x0 / us < z / gs
-    upper = ~lower & ((u - x0) / us < v / gs)
-    obj0 = 0.5 * float(x0 @ (Q @ x0)) + float(c @ x0)
-    fallback = (np.where(lower, 0.0, x0), y0, False)
-    for _ in range(5):
-        free = ~(lower | upper)
-        xb = np.where(upper, u, 0.0)
-        F = np.flatnonzero(free)
-        nf = F.size
-        KKT = np.zeros((nf + p, nf + p))
-        KKT[:nf, :nf] = Q[np.ix_(F, F)]
-        KKT[:nf, nf:] = -A[:, F].T
-        KKT[nf:, :nf] = A[:, F]
-        rhs = np.concatenate([-c[F] - Q[F] @ xb, -(A @ xb)])
-        sol_f = np.linalg.lstsq(KKT, rhs, rcond=1e-13)[0]
-        x = xb.copy()
-        x[F] = sol_f[:nf]
-        y = sol_f[nf:]
-        out_lo = free & (x < 0)
-        out_hi = free & (x > u)
-        if not (np.any(out_lo) or np.any(out_hi)):
-            break
-        lower |= out_lo
-        upper |= out_hi
-    else:
-        return fallback
-    g = Q @ x + c - A.T @ y           # = z - v at an exact solution
-    dtol = max(tol, 1e-9) * (1.0 + gs + float(np.max(np.abs(Q @ x))))
-    ok = (np.all(g[lower] >= -dtol) and np.all(g[upper] <= dtol)
-          and float(np.max(np.abs(g[~(lower | upper)]), initial=0.0)) <= dtol
-          and float(np.max(np.abs(A @ x), initial=0.0)) <= 1e-12 * (1.0 + float(np.max(u)))
-          and 0.5 * float(x @ (Q @ x)) + float(c @ x) <= obj0 + max(tol, 1e-12) * (1.0 + abs(obj0)))
-    return (x, y, True) if ok else fallback
-
-
-def _b_from_multipliers(Aty: np.ndarray, jj: np.ndarray, k: int) -> np.ndarray:
-    """``b_j`` read off ``A^T y`` (constant over the variables of column ``j``), centred;
-    a column without variables gets the value that makes the sum 0."""
-    b = np.zeros(k)
-    has = np.zeros(k, bool)
-    for j in range(k):
-        sel = jj == j
-        if np.any(sel):
-            b[j] = Aty[sel][0]
-            has[j] = True
-    if not np.all(has):
-        b[~has] = -b[has].sum() / max(1, int(np.sum(~has)))
-    return b - b.mean()
-
-
-def _intercepts(Hh: np.ndarray, codes: np.ndarray, L: np.ndarray,
-                b_eq: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """``b`` (sum 0) minimising ``sum_ij L_{y_i j} (Hh_ij + b_j - Y_ij)_+``, and that minimum.
-
-    A linear program in ``b`` (free) and one slack per pair ``(i, j)`` with
-    positive cost, solved by HiGHS (dual simplex, tolerances ``1e-10``). The
-    intercepts ``b_eq`` read off the QP's equality multipliers are a second
-    candidate (exact when some variable of every column is free); the one with
-    the smaller loss is returned.
-    """
-    n, k = Hh.shape
-    W = L[codes]  # (n, k) costs of each sample's row
-    ii, jj = np.nonzero(W > 0)
-    m = ii.size
-    if m == 0:
-        return np.zeros(k), 0.0
-    Yc = -1.0 / (k - 1)
-
-    def loss_of(b: np.ndarray) -> float:
-        return float(np.sum(W[ii, jj] * np.maximum(Hh[ii, jj] + b[jj] - Yc, 0.0)))
-    # constraints b_j - s_t <= Yc - Hh_ij
-    rows = np.arange(m)
-    A_ub = sparse.csr_matrix(
-        (np.concatenate([np.ones(m), -np.ones(m)]),
-         (np.concatenate([rows, rows]), np.concatenate([jj, k + rows]))),
-        shape=(m, k + m),
-    )
-    b_ub = Yc - Hh[ii, jj]
-    cost = np.concatenate([np.zeros(k), W[ii, jj]])
-    A_eq = sparse.csr_matrix(np.concatenate([np.ones(k), np.zeros(m)])[None, :])
-    bounds = [(None, None)] * k + [(0, None)] * m
-    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=[0.0], bounds=bounds, method="highs-ds",
-                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
-    if res.status != 0:  # pragma: no cover - a bounded feasible LP
-        raise RuntimeError(f"linprog failed to find the intercepts: {res.message}")
-    b = res.x[:k] - res.x[:k].mean()
-    loss = loss_of(b)
-    if b_eq is not None:
-        loss_eq = loss_of(b_eq)
-        if loss_eq <= loss:
-            return b_eq, loss_eq
-    return b, loss
-
-
-# ---------------------------------------------------------------------------
 # the estimator
 # ---------------------------------------------------------------------------
 
 
-class MulticlassSVC(ParamsMixin):
+class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
     """Lee–Lin–Wahba multicategory SVM: ``k`` decision functions that sum to zero.
 
     Minimises ``C sum_i sum_j L[y_i, j] (f_j(x_i) + 1/(k-1))_+ + (1/4) sum_j ||h_j||^2``
@@ -594,38 +367,14 @@ class MulticlassSVC(ParamsMixin):
         self.max_iter = max_iter
         self.costs = costs
 
-    _estimator_type = "classifier"
-
-    def __sklearn_tags__(self) -> Any:
-        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
-        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="classifier",
-            target_tags=TargetTags(required=True),
-            classifier_tags=ClassifierTags(multi_class=True),
-            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
-        )
-
-    # the kernel machinery of SVC (gamma="scale", named kernels, callables,
-    # test-input checks), used through a private SVC that holds the kernel
-    # parameters only
-    _validate_test_X = SVC._validate_test_X
-
-    def _kernel_holder(self) -> SVC:
-        return SVC(kernel=self.kernel, degree=self.degree, gamma=self.gamma, coef0=self.coef0)
-
     def _check_params(self) -> None:
         check_positive(self.C, "C")
         check_positive(self.tol, "tol")
-        _check_max_iter(self.max_iter)
-        self._kernel_holder()._check_params()  # kernel, degree, gamma, coef0
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "dual_coef_"):
-            raise not_fitted_error(self)
+        check_max_iter(self.max_iter)
+        self._check_kernel_params()
 
     # -- fit -----------------------------------------------------------------
+    @atomic_fit
     def fit(self, X: Any, y: Any) -> "MulticlassSVC":
         """Fit the multicategory SVM (interior-point dual, then the intercepts by LP).
 
@@ -656,9 +405,9 @@ class MulticlassSVC(ParamsMixin):
         """
         self._check_params()
         name = type(self).__name__
-        X, in_dtype = validate_X(X, "X", estimator=name)
+        X, y = self._fit_input(X, y)
         n = X.shape[0]
-        classes, codes = validate_y(y, n, estimator=name, max_classes=None)
+        classes, codes = class_labels(y, estimator=name)
         k = classes.shape[0]
         L = _check_costs(self.costs, k)
         W = L[codes]                      # (n, k): cost of each (sample, class) pair
@@ -671,25 +420,20 @@ class MulticlassSVC(ParamsMixin):
                 f"and needs about {need_mb:.0f} MiB (3 m**2 * 8 bytes), more than MAX_QP_MB = "
                 f"{MAX_QP_MB:g}; subsample the training data"
             )
+        self._set_kernel(X)
         if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
-                    f"got shape {X.shape}"
-                )
-            K = _checked_symmetric(X, "X (precomputed Gram matrix)", in_dtype)
-        kh = self._kernel_holder()
-        kh._set_kernel(X)
-        if self.kernel != "precomputed":
-            K = kh._gram(X, None, "training data")
+            K = X
+        else:
+            K = self._gram(X, None, "training data")
             if callable(self.kernel):
-                _checked_symmetric(K, "the Gram matrix returned by the kernel callable", np.float64)
-        _check_psd(K, "the precomputed Gram matrix X" if self.kernel == "precomputed"
-                   else f"the Gram matrix of the {kh._kernel_name()} kernel")
+                symmetrized(K, "the Gram matrix returned by the kernel callable", np.float64)
+        check_psd_gram(K, "the precomputed Gram matrix X" if self.kernel == "precomputed"
+                       else f"the Gram matrix of the {self._kernel_name()} kernel", rtol=PSD_RTOL,
+                       why="the LLW dual is a convex QP only for a PSD kernel")
 
         C = float(self.C)
         tol = float(self.tol)
-        max_iter = _check_max_iter(self.max_iter)
+        max_iter = check_max_iter(self.max_iter)
         max_iter = min(max_iter, _IPM_CAP)
         alpha = np.zeros((n, k))
         n_iter = 0
@@ -710,9 +454,9 @@ class MulticlassSVC(ParamsMixin):
             del same
             c = np.full(m, -1.0 / (k - 1))
             u = (C / s) * W[ii, jj]
-            A = _equality_rows(jj, k)
+            A = equality_rows(jj, k)
             with np.errstate(over="ignore", under="ignore"):
-                sol = _box_qp(Q, c, A, u, tol, max_iter)
+                sol = box_qp(Q, c, A, u, tol, max_iter)
             n_iter = int(sol["n_iter"])
             if sol["broke"] or not np.all(np.isfinite(sol["x"])):
                 raise ValueError(
@@ -729,13 +473,13 @@ class MulticlassSVC(ParamsMixin):
                     ConvergenceWarning,
                     stacklevel=2,
                 )
-            a, y_eq, polished = _polish(Q, c, A, u, sol, tol)
+            a, y_eq, polished = polish(Q, c, A, u, sol, tol)
             alpha[ii, jj] = np.minimum(s * a, C * W[ii, jj])
-            b_eq = _b_from_multipliers(A.T @ y_eq, jj, k)
+            b_eq = b_from_multipliers(A.T @ y_eq, jj, k)
         coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
         support = np.flatnonzero(np.any(alpha != 0, axis=1))
         Hh = K[:, support] @ coef[support] if support.size else np.zeros((n, k))
-        b, loss = _intercepts(Hh, codes, L, b_eq)
+        b, loss = intercepts(Hh, codes, L, b_eq)
         pen = float(np.einsum("ij,ij->", coef[support], Hh[support]))  # sum_j ||h_j||^2
         Yc = -1.0 / (k - 1)
         dual_min = 0.25 * pen + Yc * float(alpha.sum())
@@ -748,14 +492,8 @@ class MulticlassSVC(ParamsMixin):
         self.objective_ = -dual_min
         self.primal_objective_ = 0.25 * pen + C * loss
         self.n_iter_ = max(n_iter, 1)
-        self.n_features_in_ = X.shape[1]
-        self.shape_fit_ = X.shape
-        self._kernel_ = kh
         self._polished_ = polished
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[support]
+        self._set_support_vectors(X, support)
         return self
 
     # -- prediction ----------------------------------------------------------
@@ -782,20 +520,14 @@ class MulticlassSVC(ParamsMixin):
         TypeError
             For sparse, complex or non-numeric input.
         """
-        self._check_fitted()
-        X = self._validate_test_X(X)
+        X = self._test_input(X)
         sup = self.support_
         coef = self.dual_coef_[sup]
         k = self.classes_.shape[0]
-        out = np.zeros((X.shape[0], k))
         if sup.size:
-            if self.kernel == "precomputed":
-                out = X[:, sup] @ coef
-            else:
-                step = max(1, (1 << 22) // sup.size)
-                for a in range(0, X.shape[0], step):
-                    Kt = self._kernel_._gram(X[a:a + step], self.support_vectors_, "test data")
-                    out[a:a + step] = Kt @ coef
+            out = self._sv_kernel_map(X, lambda Kt: Kt @ coef, k)
+        else:
+            out = np.zeros((X.shape[0], k))
         out += self.intercept_[None, :]
         out -= out.mean(axis=1, keepdims=True)
         return out
@@ -804,70 +536,3 @@ class MulticlassSVC(ParamsMixin):
         """Predicted labels: ``classes_[argmax_j f_j(x)]``, ties to the lowest index."""
         F = self.decision_function(X)
         return self.classes_[np.argmax(F, axis=1)]
-
-    def score(self, X: Any, y: Any) -> float:
-        """Mean accuracy of :meth:`predict` on ``X`` against ``y``.
-
-        Raises
-        ------
-        ValueError
-            If ``y`` is not a 1-D array with one label per row of ``X`` (a
-            column vector is accepted), and as :meth:`predict`.
-        """
-        pred = self.predict(X)
-        if y is None:
-            raise ValueError("score requires y to be passed, but the target y is None")
-        y_arr = np.asarray(y)
-        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
-            y_arr = y_arr.ravel()
-        if y_arr.shape != pred.shape:
-            raise ValueError(f"y has shape {y_arr.shape}, expected {pred.shape} (one label per row of X)")
-        return float(np.mean(pred == y_arr))
-
-
-def _equality_rows(jj: np.ndarray, k: int) -> np.ndarray:
-    """Rows of ``sum_i a_ij = sum_i a_{i,ref}`` for ``j != ref`` (``ref`` a class with
-    variables), without duplicates (classes without variables all give the same row)."""
-    counts = np.bincount(jj, minlength=k)
-    ref = int(np.argmax(counts > 0))
-    rows = []
-    empty_done = False
-    for j in range(k):
-        if j == ref:
-            continue
-        if counts[j] == 0:
-            if empty_done:
-                continue
-            empty_done = True
-        rows.append((jj == j).astype(np.float64) - (jj == ref))
-    return np.array(rows).reshape(len(rows), jj.size)
-
-
-def _check_psd(K: np.ndarray, what: str) -> None:
-    """Raise ValueError if ``K`` is clearly indefinite (the dual would not be convex).
-
-    A Cholesky factorisation of ``K + 1e-9 max|diag K| I`` accepts (fast path);
-    otherwise the smallest eigenvalue must be ``>= -PSD_RTOL`` times the largest
-    absolute one (``1e-6``: a Gram matrix computed in single precision is PSD
-    only to about that level; the interior-point method copes with it).
-    """
-    rtol = PSD_RTOL
-    n = K.shape[0]
-    d = np.abs(np.diagonal(K))
-    s = float(d.max()) if n else 0.0
-    if s == 0.0:
-        s = float(np.max(np.abs(K))) if n else 0.0
-        if s == 0.0:
-            return
-    try:
-        np.linalg.cholesky(K + (1e-9 * s) * np.eye(n))
-        return
-    except np.linalg.LinAlgError:
-        pass
-    ev = np.linalg.eigvalsh(K)
-    big = float(np.max(np.abs(ev)))
-    if ev[0] < -rtol * big:
-        raise ValueError(
-            f"{what} is not positive semidefinite (smallest eigenvalue {ev[0]:.3g}, largest "
-            f"{ev[-1]:.3g}); the LLW dual is a convex QP only for a PSD kernel"
-        )

@@ -1,9 +1,10 @@
-"""One-vs-one multiclass SVC, laid out as libsvm and scikit-learn lay it out (private).
+"""One-vs-one multiclass SVC, laid out as libsvm and scikit-learn lay it out (estimator layer).
 
 For ``k >= 3`` classes :class:`ktheory.svm.SVC` trains ``k(k-1)/2`` binary SVMs,
 one per pair of classes ``(i, j)``, ``i < j``, in libsvm's order
 ``(0,1), (0,2), ..., (0,k-1), (1,2), ..., (k-2,k-1)``, and predicts by voting.
-This module holds that machinery; the estimator only calls it. What it
+This module holds that machinery; the estimator only calls it (it takes the estimator as
+an argument and imports none; below it, the solver layer). What it
 reproduces of libsvm (``svm_train`` and ``svm_predict_values`` in ``svm.cpp``,
 as shipped with scikit-learn):
 
@@ -37,8 +38,8 @@ as shipped with scikit-learn):
 * **decision_function_shape="ovr"** is scikit-learn's
   ``_ovr_decision_function(f < 0, -f, k)``: votes plus the sum of confidences
   ``s_c`` (``+f_p`` for the first class of the pair, ``-f_p`` for the second)
-  squashed into ``(-1/3, 1/3)`` by ``s / (3 (|s| + 1))``, reimplemented here
-  (scikit-learn is not a dependency). Its argmax differs from the vote only
+  squashed into ``(-1/3, 1/3)`` by ``s / (3 (|s| + 1))``, written out here because
+  scikit-learn's function is private. Its argmax differs from the vote only
   where votes tie (``break_ties=True`` predicts by it).
 """
 
@@ -50,12 +51,10 @@ from typing import Any
 
 import numpy as np
 
-from ._input import validate_y
-from ._smo import ConvergenceWarning, _compiled
+from ._core import ConvergenceWarning
 
 __all__ = [
     "class_pairs",
-    "validate_labels",
     "OvOFit",
     "fit_ovo",
     "ovo_decision",
@@ -74,23 +73,6 @@ def class_pairs(k: int) -> list[tuple[int, int]]:
     [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     """
     return [(i, j) for i in range(k) for j in range(i + 1, k)]
-
-
-def validate_labels(y: Any, n_samples: int, *, estimator: str = "SVC") -> tuple[np.ndarray, np.ndarray]:
-    """Class labels for a multiclass classifier: ``(classes, codes)``, ``classes``
-    sorted, ``codes`` in ``0..k-1`` (``classes[codes] == y``).
-
-    The checks of :func:`ktheory.svm._input.validate_y` (shape, NaN/inf,
-    complex, continuous floats, one class only) without its limit of two
-    classes (``max_classes=None``).
-
-    Examples
-    --------
-    >>> classes, codes = validate_labels(["b", "c", "a", "b"], 4)
-    >>> classes.tolist(), codes.tolist()
-    (['a', 'b', 'c'], [1, 2, 0, 1])
-    """
-    return validate_y(y, n_samples, estimator=estimator, max_classes=None)
 
 
 @dataclass(frozen=True)
@@ -123,10 +105,10 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
     diag = None
-    fast = _compiled()
+    fast = est._solver(n)
     if gram is None and fast is not None:   # the kernel's diagonal, once for all pairs
-        kp = (float(est._gamma_ or 0.0), float(est.coef0), float(est.degree))
-        diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X, kp)
+        diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X,
+                                est._kernel_codes())
     elif gram is None:             # numpy path (no numba): the Gram matrix, once for all pairs
         gram = est._dual_gram(X)
 

@@ -42,21 +42,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ktheory._base import ParamsMixin
+from sklearn.base import RegressorMixin
 
-from ._input import (
-    _to_float,
-    as_1d_target,
-    not_fitted_error,
-    validate_X,
-)
-from ._smo import (
-    DEFAULT_CACHE_MB,
-    DEFAULT_GRAM_LIMIT_MB,
-    SVC,
-    _check_max_iter,
-    _checked_symmetric,
-)
+from .._base import atomic_fit
+from .._validation import real_target, score_target
+from ._core import DEFAULT_CACHE_MB, DEFAULT_GRAM_LIMIT_MB, check_max_iter
+from ._kernel_svm import KernelSVMBase
 
 __all__ = ["SVR"]
 
@@ -65,27 +56,7 @@ __all__ = ["SVR"]
 _LARGE_TARGET = 1e100
 
 
-def _validate_target(y: Any, n_samples: int, *, estimator: str = "SVR") -> np.ndarray:
-    """A finite real float64 target vector of length ``n_samples``.
-
-    A column vector ``(n, 1)`` is flattened with a :class:`DataConversionWarning`
-    (as scikit-learn does); ``bool`` is read as 0/1.
-
-    Raises
-    ------
-    ValueError
-        ``None``, not 1-D, wrong length, NaN or infinity.
-    TypeError
-        Sparse, complex (also a ValueError), strings or non-numeric objects.
-    """
-    arr = as_1d_target(y, n_samples, estimator=estimator, labels=False)
-    z = _to_float(arr, "y")
-    if not np.all(np.isfinite(z)):
-        raise ValueError(f"y contains NaN or infinity ({int(z.size - np.isfinite(z).sum())} entries)")
-    return np.ascontiguousarray(z)
-
-
-class SVR(ParamsMixin):
+class SVR(RegressorMixin, KernelSVMBase):
     """Epsilon-support vector regression trained by SMO, as libsvm.
 
     Mirrors ``sklearn.svm.SVR``: the same parameters (those listed here) with
@@ -131,6 +102,10 @@ class SVR(ParamsMixin):
     gram_limit_mb : float, default 2048
         For a callable kernel, refuse a training Gram matrix larger than this
         many MiB, as in :class:`SVC`. (Not a parameter of scikit-learn's SVR.)
+    solver : {"auto", "numpy", "compiled"}, default "auto"
+        Which code runs SMO, as in :class:`SVC` (``"auto"``: numpy for at most 2048
+        training samples or without numba, compiled otherwise). (Not a parameter
+        of scikit-learn's SVR.)
 
     Attributes
     ----------
@@ -219,6 +194,7 @@ class SVR(ParamsMixin):
         verbose: bool = False,
         max_iter: int = -1,
         gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
+        solver: str = "auto",
     ) -> None:
         self.kernel = kernel
         self.degree = degree
@@ -232,53 +208,18 @@ class SVR(ParamsMixin):
         self.verbose = verbose
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
-
-    _estimator_type = "regressor"
-
-    def __sklearn_tags__(self) -> Any:
-        """Estimator tags for scikit-learn (imported lazily: sklearn is not a dependency)."""
-        from sklearn.utils import InputTags, RegressorTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="regressor",
-            target_tags=TargetTags(required=True),
-            regressor_tags=RegressorTags(),
-            input_tags=InputTags(pairwise=self.kernel == "precomputed"),
-        )
-
-    # The kernel handling is SVC's (the same functions, bound to SVR): parameter
-    # checks of C / tol / max_iter / gram_limit_mb / kernel / gamma / degree /
-    # coef0, the resolved gamma, the kernel stored by name at fit time, the
-    # training matrix H = w - K in a given sample order, and test-input checks.
-    _check_svc_params = SVC._check_params
-    _gamma_value = SVC._gamma_value
-    _kernel_block = SVC._kernel_block
-    _set_kernel = SVC._set_kernel
-    _gram = SVC._gram
-    _kernel_name = SVC._kernel_name
-    _training_gram = SVC._training_gram
-    _dual = SVC._dual
-    _dual_numpy = SVC._dual_numpy
-    _dual_gram = SVC._dual_gram
-    _gram_over_limit = SVC._gram_over_limit
-    _validate_test_X = SVC._validate_test_X
-
-    def _check_multiclass_params(self) -> None:
-        """The hook SVC's parameter check calls for its multiclass options: SVR has none."""
+        self.solver = solver
 
     def _check_params(self) -> None:
-        self._check_svc_params()
+        self._check_smo_params()
         eps = self.epsilon
         if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
             raise TypeError(f"epsilon must be a real number >= 0, got {type(eps).__name__} {eps!r}")
         if not (np.isfinite(float(eps)) and float(eps) >= 0.0):
             raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}")
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "dual_coef_"):
-            raise not_fitted_error(self)
-
     # -- fit / predict -------------------------------------------------------
+    @atomic_fit
     def fit(self, X: Any, y: Any) -> "SVR":
         """Fit the regression function by SMO on the ``2n`` dual.
 
@@ -307,17 +248,9 @@ class SVR(ParamsMixin):
             the wrong type.
         """
         self._check_params()
-        name = type(self).__name__
-        X, in_dtype = validate_X(X, "X", estimator=name)
+        X, z = self._fit_input(X, y, y_numeric=True)
+        z = real_target(z, estimator=type(self).__name__)
         n = X.shape[0]
-        z = _validate_target(y, n, estimator=name)
-        if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "with kernel='precomputed', X must be the square (n_train, n_train) Gram "
-                    f"matrix; got shape {X.shape}"
-                )
-            X = _checked_symmetric(X, "X (precomputed Gram matrix)", in_dtype)
 
         # libsvm's 2n variables are (alpha*_0..alpha*_{n-1}, alpha_0..alpha_{n-1}) with
         # labels (+1.., -1..); here they go in reversed order (the samples reversed,
@@ -336,7 +269,7 @@ class SVR(ParamsMixin):
         y2 = np.concatenate([-np.ones(n), np.ones(n)])
         p = np.concatenate([eps / t + zr, eps / t - zr])
         res = self._dual(X, self._training_gram(X), np.concatenate([order, order]), y2, C / t,
-                         float(self.tol) / t, _check_max_iter(self.max_iter), p=p)
+                         float(self.tol) / t, check_max_iter(self.max_iter), p=p)
 
         alpha = np.empty(n)
         alpha_star = np.empty(n)
@@ -361,12 +294,7 @@ class SVR(ParamsMixin):
         self.objective_ = float(res.objective) * t * t
         self.gap_ = float(res.gap)
         self.solver_stats_ = res.stats
-        self.shape_fit_ = X.shape
-        self.n_features_in_ = X.shape[1]
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = X[support]
+        self._set_support_vectors(X, support)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -393,19 +321,12 @@ class SVR(ParamsMixin):
         TypeError
             For sparse, complex or non-numeric input.
         """
-        self._check_fitted()
-        X = self._validate_test_X(X)
+        X = self._test_input(X)
         coef = self.dual_coef_[0]
-        out = np.zeros(X.shape[0])
-        if coef.size == 0:
-            pass  # no support vector: f(x) = b
-        elif self.kernel == "precomputed":
-            np.dot(X[:, self.support_], coef, out=out)
+        if coef.size == 0:  # no support vector: f(x) = b
+            out = np.zeros(X.shape[0])
         else:
-            step = max(1, (1 << 22) // coef.size)
-            for a in range(0, X.shape[0], step):
-                b = min(X.shape[0], a + step)
-                out[a:b] = self._gram(X[a:b], self.support_vectors_, "test data") @ coef
+            out = self._sv_kernel_map(X, lambda Kt: Kt @ coef, 0)
         out += self.intercept_[0]
         return out
 
@@ -413,7 +334,9 @@ class SVR(ParamsMixin):
         """Coefficient of determination ``R^2 = 1 - SS_res / SS_tot`` of :meth:`predict`.
 
         As ``sklearn.metrics.r2_score``: a constant ``y`` gives 1.0 for a
-        perfect prediction and 0.0 otherwise.
+        perfect prediction and 0.0 otherwise. (Written here rather than taken from
+        ``RegressorMixin``: the sums of squares are formed on the residuals divided by
+        their largest magnitude, so targets near ``1e200`` do not overflow.)
 
         Raises
         ------
@@ -424,7 +347,7 @@ class SVR(ParamsMixin):
             For complex, string or sparse ``y``.
         """
         pred = self.predict(X)
-        z = _validate_target(y, pred.shape[0], estimator=type(self).__name__)
+        z = score_target(y, pred.shape[0], y_numeric=True)
         res, dev = z - pred, z - z.mean()
         s = max(float(np.max(np.abs(res))), float(np.max(np.abs(dev))))
         if s > 0.0:  # the ratio is scale free: squares of values near 1e200 would overflow

@@ -1,0 +1,218 @@
+"""The kernel set-up of the Gram-matrix estimators, written once.
+
+:class:`ktheory.ridge.KernelRidge` and :class:`ktheory.csvm.CentralSVC` take scikit-learn's
+kernel parameters (``kernel``, ``gamma``, ``degree``, ``coef0``) and evaluate their Gram
+blocks in the same way; both also offer functions that take a kernel matrix or samples
+outside an estimator (:func:`ktheory.ridge.kernel_ridge_path`,
+:func:`ktheory.csvm.max_feasible_epsilon`, :func:`ktheory.csvm.shortcut_weights`).
+
+* :func:`check_kernel_params` -- the kernel parameters' types and ranges (checked in ``fit``,
+  so that ``__init__`` and ``set_params`` only store them, as scikit-learn requires);
+* :func:`kernel_block` -- the block ``k(A, B)`` of a named kernel (scikit-learn's
+  parametrisation, evaluated with :mod:`ktheory.kernels`) or of a callable, checked for
+  shape and finiteness;
+* :func:`owned` -- the validated training samples as an array the estimator owns (kept as
+  ``X_fit_``: a caller who reuses the buffer of ``X`` must not change the fitted model);
+* :func:`real_matrix` -- the input of those functions: :func:`ktheory._validation.check_array`
+  with complex and sparse input refused as the estimators refuse them (complex data is a
+  :class:`ktheory._validation.ComplexDataError`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from ktheory import kernels as kk
+from ktheory._validation import ComplexDataError, check_array, check_positive
+
+__all__ = ["check_kernel_params", "kernel_block", "owned", "real_matrix"]
+
+
+def check_kernel_params(kernel: Any, gamma: Any, degree: Any, coef0: Any, *,
+                        names: tuple[str, ...]) -> None:
+    """Raise unless the kernel parameters are valid.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        One of ``names``, ``"precomputed"`` or a callable ``k(X, Y)``.
+    gamma : float or None
+        ``None`` (``1 / n_features``) or a finite number ``> 0``.
+    degree : int
+        An integer ``>= 1`` (an integral float is accepted, as scikit-learn does).
+    coef0 : float
+        A finite real number.
+    names : tuple of str
+        The kernel names the estimator understands.
+
+    Raises
+    ------
+    ValueError
+        For an unknown kernel name or a value out of range.
+    TypeError
+        For a parameter of the wrong type.
+    """
+    if not (callable(kernel) or (isinstance(kernel, str) and (kernel == "precomputed" or kernel in names))):
+        raise ValueError(
+            f"kernel must be one of {names}, 'precomputed' or a callable k(X, Y); got {kernel!r}"
+        )
+    if gamma is not None:
+        check_positive(gamma, "gamma")
+    if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real):
+        raise TypeError(f"degree must be an integer >= 1, got {type(degree).__name__} {degree!r}")
+    if not np.isfinite(float(degree)) or degree < 1 or float(degree) != int(degree):
+        raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    if isinstance(coef0, (bool, np.bool_)) or not isinstance(coef0, numbers.Real):
+        raise TypeError(f"coef0 must be a real number, got {type(coef0).__name__} {coef0!r}")
+    if not np.isfinite(float(coef0)):
+        raise ValueError(f"coef0 must be finite, got {coef0!r}")
+
+
+def _named_kernel(name: str, A: np.ndarray, B: np.ndarray | None, gamma: float | None,
+                  degree: Any, coef0: Any) -> np.ndarray:
+    """A named kernel in scikit-learn's parametrisation (``gamma=None``: ``1 / n_features``)."""
+    if name == "linear":
+        return kk.linear_kernel(A, B)
+    g = 1.0 / A.shape[1] if gamma is None else float(gamma)
+    if name in ("poly", "polynomial"):
+        return kk.polynomial_kernel(A, B, degree=int(degree), gamma=g, coef0=float(coef0))
+    if name == "rbf":
+        return kk.rbf_kernel(A, B, gamma=g)
+    if name == "laplacian":  # exp(-gamma ||x - y||_1), as scikit-learn
+        return kk.laplacian_kernel(A, B, sigma=1.0 / g, metric="manhattan")
+    if name == "sigmoid":
+        return kk.sigmoid_kernel(A, B, gamma=g, coef0=float(coef0))
+    raise ValueError(f"unknown kernel name {name!r}")  # pragma: no cover - names are checked in fit
+
+
+def kernel_block(
+    kernel: str | Callable[..., Any],
+    A: np.ndarray,
+    B: np.ndarray | None,
+    what: str,
+    *,
+    gamma: float | None,
+    degree: Any,
+    coef0: Any,
+    kernel_params: dict[str, Any] | None = None,
+) -> np.ndarray:
+    """The Gram block ``k(A, B)`` (``B=None``: ``k(A, A)``) as float64, checked.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        A name checked by :func:`check_kernel_params` (not ``"precomputed"``), or a callable
+        ``k(X, Y, **kernel_params)`` returning the ``(len(X), len(Y))`` block.
+    A, B : numpy.ndarray
+        Sample matrices (float64, validated).
+    what : str
+        What the block is for ("training data", "test data"), for the messages.
+    gamma, degree, coef0 : optional
+        The named kernels' parameters.
+    kernel_params : dict, optional
+        Extra keyword arguments of a callable kernel.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(A), len(B))
+
+    Raises
+    ------
+    ValueError
+        If the block has the wrong shape or holds NaN or infinity (an overflow).
+    """
+    if callable(kernel):
+        K = kernel(A, A if B is None else B, **(kernel_params or {}))
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = _named_kernel(kernel, A, B, gamma, degree, coef0)
+    K = np.asarray(K, dtype=np.float64)
+    m = A.shape[0] if B is None else B.shape[0]
+    if K.shape != (A.shape[0], m):
+        raise ValueError(
+            f"the kernel returned an array of shape {K.shape} for the {what}; expected {(A.shape[0], m)}"
+        )
+    if not np.all(np.isfinite(K)):
+        raise ValueError(
+            f"the kernel returned NaN or infinite values for the {what} (overflow?); "
+            "rescale X or change gamma / coef0 / degree"
+        )
+    return K
+
+
+def owned(Xa: np.ndarray, X: Any) -> np.ndarray:
+    """``Xa`` (validated from ``X``), copied if it shares memory with the caller's ``X``.
+
+    Parameters
+    ----------
+    Xa : numpy.ndarray
+        The validated array (possibly ``X`` itself or a view of it).
+    X : array_like
+        What the caller passed.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``Xa``, or a copy when it may share memory with ``X``.
+    """
+    if Xa is X or (isinstance(X, np.ndarray) and np.may_share_memory(Xa, X)):
+        return Xa.copy()
+    return Xa
+
+
+def real_matrix(A: Any, name: str, ndim: int | tuple[int, ...] = 2) -> np.ndarray:
+    """``A`` as a finite float64 array for the functions that take arrays outside an estimator.
+
+    :func:`ktheory._validation.check_array`, with complex input a
+    :class:`~ktheory._validation.ComplexDataError` ("Complex data not supported", a
+    ``ValueError`` as for the estimators) and sparse input a ``TypeError``.
+
+    Parameters
+    ----------
+    A : array_like
+        The input.
+    name : str
+        Its argument name, for the messages.
+    ndim : int or tuple of int, default 2
+        The accepted numbers of dimensions; the first is required when none matches.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    TypeError
+        For sparse, string, object or ``None`` input.
+    ComplexDataError
+        For complex input.
+    ValueError
+        For the wrong number of dimensions, empty input, NaN or infinity.
+    """
+    ndims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if sparse.issparse(A):
+        raise TypeError(
+            f"Sparse input is not supported: {name} is a scipy.sparse matrix; pass a dense array "
+            f"({name}.toarray())"
+        )
+    probe = None
+    if A is not None and not isinstance(A, (str, bytes)):
+        try:
+            probe = np.asarray(A)
+        except (TypeError, ValueError):  # ragged input: check_array says so
+            probe = None
+    if probe is None:
+        return check_array(A, name, ndim=ndims[0])
+    if probe.dtype.kind == "c" or (
+        probe.dtype == object and any(isinstance(v, complex) for v in probe.ravel()[:1000])
+    ):
+        raise ComplexDataError(
+            f"Complex data not supported: {name} has complex values; real numbers are needed "
+            f"(pass np.real({name}) if the real part is what you mean)"
+        )
+    return check_array(probe, name, ndim=probe.ndim if probe.ndim in ndims else ndims[0])

@@ -1,0 +1,187 @@
+"""What the two SMO solvers share: the solver layer's constants, result and rules (private).
+
+The readable reference (:mod:`ktheory.svm._smo`, numpy) and the compiled solver
+(:mod:`ktheory.svm._fast`, numba) solve the same dual by the same rules; what they must
+agree on is written once here: libsvm's ``TAU``, the result type and the
+:class:`ConvergenceWarning`, the ``max_iter`` convention, the rescaling of tiny kernels,
+the shifted matrix ``H = w - K``, the stopping measure and the intercept rule. This module
+imports nothing from the estimators (:mod:`ktheory.svm._svc` and the others build on it).
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
+
+__all__ = [
+    "TAU",
+    "DEFAULT_CACHE_MB",
+    "DEFAULT_GRAM_LIMIT_MB",
+    "NO_LIMIT",
+    "ConvergenceWarning",
+    "SMOResult",
+    "as_result",
+    "check_max_iter",
+    "diag_scale",
+    "intercept_and_objective",
+    "shift_weights",
+    "tiny_scale",
+    "violation",
+]
+
+TAU = 1e-12
+
+#: Largest Gram matrix :class:`SVC` builds by default, in MiB (2 GiB, i.e.
+#: ``n <= 16384`` training samples; the Gram matrix takes ``n**2 * 8`` bytes).
+DEFAULT_GRAM_LIMIT_MB = 2048.0
+
+#: Default size of the kernel-row cache of :class:`SVC` and :class:`~ktheory.svm.SVR`, MiB
+#: (scikit-learn's default ``cache_size``).
+DEFAULT_CACHE_MB = 200.0
+
+# max_iter = -1: no limit (scikit-learn's libsvm has no cap either); the loop
+# stops at the tolerance, which SMO with libsvm's working-set selection reaches
+# in finitely many steps (Chen, Fan and Lin 2006).
+NO_LIMIT = sys.maxsize
+
+
+
+class ConvergenceWarning(_SklearnConvergenceWarning):
+    """Warned when a solver stops at ``max_iter`` before reaching ``tol`` (a subclass of
+    scikit-learn's ``ConvergenceWarning``, so filters written for either catch it)."""
+
+
+@dataclass(frozen=True)
+class SMOResult:
+    """What :func:`smo_solve` returns (a frozen dataclass; fields below)."""
+
+    #: The dual variables, shape ``(n,)``: ``0 <= alpha_i <= C`` and ``sum(alpha * y) == 0``.
+    alpha: np.ndarray
+    #: ``b`` of the decision function ``f(x) = sum_i alpha_i y_i k(x_i, x) + b`` (libsvm's ``-rho``).
+    intercept: float
+    #: Final dual objective in libsvm's minimisation form ``1/2 alpha^T Q alpha - sum(alpha)``
+    #: (non-positive; the book's maximised dual objective equals ``-objective``).
+    objective: float
+    #: Number of SMO iterations (pairs updated).
+    n_iter: int
+    #: Final maximal violation ``m(alpha) - M(alpha)``; ``< tol`` on success.
+    gap: float
+    #: Whether the stopping criterion was met before ``max_iter``.
+    converged: bool
+    #: The compiled solver's record (None from :func:`smo_solve`); see ``SVC.solver_stats_``.
+    stats: dict | None = None
+
+
+def check_max_iter(max_iter: Any) -> int:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
+        raise TypeError(f"max_iter must be an integer (-1 for no limit), got {max_iter!r}")
+    if max_iter == -1:
+        return NO_LIMIT
+    if max_iter <= 0:
+        raise ValueError(f"max_iter must be a positive integer or -1 for no limit, got {max_iter!r}")
+    return int(max_iter)
+
+
+def shift_weights(QD: np.ndarray) -> tuple[np.ndarray, bool]:
+    """The shift vector ``w`` of the stored matrix ``H = w - K`` (see :func:`_smo_core`)."""
+    const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
+    return (QD.copy() if const_diag else 0.5 * QD), const_diag
+
+
+
+#: Below this largest diagonal entry of K the problem is solved rescaled (see :func:`_smo_core`).
+SMALL_SCALE = 1e-8
+
+
+def tiny_scale(K: np.ndarray) -> float:
+    """``s = max |diag K|`` if it is below ``SMALL_SCALE`` (then solve with ``K / s``), else 1.
+
+    The dual is invariant under ``K -> K / s``, ``C -> C s``, ``alpha -> alpha s``
+    (objective ``* s``; same gradient, gap and intercept). libsvm's absolute ``TAU``
+    breaks that invariance when every curvature is below it: with ``K`` near
+    ``1e-200`` and ``C`` near ``1e200`` each step would move by about ``1e12`` and
+    the iteration would run practically forever. Such problems are solved
+    rescaled (:func:`_smo_core`'s ``scale``); all others exactly as libsvm.
+    """
+    return diag_scale(np.diagonal(K))
+
+
+def diag_scale(diag: np.ndarray) -> float:
+    """:func:`tiny_scale` from the diagonal of ``K`` alone."""
+    d = np.abs(diag)
+    s = float(d.max()) if d.size else 0.0
+    return s if 0.0 < s < SMALL_SCALE else 1.0
+
+
+
+def as_result(res: Any) -> SMOResult:
+    """An :class:`SMOResult` from the compiled solver's result, warning as
+    :func:`smo_solve` does when it stopped at ``max_iter``."""
+    if not res.converged:
+        warnings.warn(
+            f"SMO stopped at max_iter={res.n_iter} iterations with maximal violation "
+            f"{res.gap:.3g}; the solution is not optimal to tol. Increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    return SMOResult(alpha=res.alpha, intercept=res.intercept, objective=res.objective,
+                     n_iter=res.n_iter, gap=float(res.gap), converged=bool(res.converged),
+                     stats=res.stats)
+
+
+
+def violation(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C: float) -> float:
+    """The maximal violation ``m(alpha) - M(alpha)`` from ``v = -y grad``."""
+    upper = alpha >= C
+    lower = alpha <= 0.0
+    in_up = np.where(pos, ~upper, ~lower)
+    in_low = np.where(pos, ~lower, ~upper)
+    m = float(v[in_up].max()) if np.any(in_up) else -np.inf
+    M = float(v[in_low].min()) if np.any(in_low) else np.inf
+    return m - M
+
+
+def intercept_and_objective(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C: float,
+                             p: np.ndarray | None) -> tuple[float, float]:
+    """libsvm's intercept (``calculate_rho``) and the objective ``1/2 a^T Q a + p^T a``
+    (``p = -e`` if None) from the solution and ``v = -y grad``.
+
+    Unlike libsvm, a multiplier within four units in the last place of a bound (of ``C``
+    for the upper bound, of the largest multiplier for 0) is *set* to that bound (in ``alpha``, in place) before the intercept is chosen: an
+    ``alpha_i`` of ``2e-16`` or ``C - 1e-16`` is the residue of a step's rounding, left on
+    one machine and not on another (as the BLAS rounds the kernel). Counted as free it
+    would make the intercept its own ``v_i``, one end of the interval of optimal
+    intercepts, where another machine takes the midpoint of that interval; snapped, every
+    machine takes the midpoint (any intercept in the interval is optimal)."""
+    inf = np.inf
+    ulps = 4.0 * np.finfo(np.float64).eps
+    lower = alpha <= ulps * (float(alpha.max()) if alpha.size else 0.0)
+    upper = alpha >= C - ulps * C
+    alpha[lower] = 0.0
+    alpha[upper] = C[upper] if np.ndim(C) else C
+    free = ~(upper | lower)
+    if np.any(free):
+        b = float(np.mean(v[free]))
+    else:
+        up_only = (pos & lower) | (~pos & upper)    # in I_up, not in I_low
+        low_only = (pos & upper) | (~pos & lower)   # in I_low, not in I_up
+        hi = float(np.max(v[up_only])) if np.any(up_only) else inf
+        lo = float(np.min(v[low_only])) if np.any(low_only) else -inf
+        if np.isinf(hi) and np.isinf(lo):
+            b = 0.0
+        elif np.isinf(hi):
+            b = lo
+        elif np.isinf(lo):
+            b = hi
+        else:
+            b = 0.5 * (hi + lo)
+    # f(alpha) = 1/2 a^T Q a + p^T a = 1/2 sum a_t (grad_t + p_t), grad_t = -y_t v_t
+    grad = -np.where(pos, v, -v)
+    objective = 0.5 * float(np.dot(alpha, grad - 1.0 if p is None else grad + p))
+    return b, objective

@@ -1,0 +1,400 @@
+"""What every kernel SVM estimator does, written once (estimator layer, private).
+
+:class:`KernelSVMBase` is the common base of :class:`~ktheory.svm.SVC`,
+:class:`~ktheory.svm.SVR` and :class:`~ktheory.svm.MulticlassSVC`:
+
+* the kernel's parameters (``kernel``, ``gamma``, ``degree``, ``coef0``) and the solver's
+  (``C``, ``tol``, ``max_iter``, ``cache_size``, ``shrinking``, ``verbose``,
+  ``gram_limit_mb``) checked in one place;
+* the input: scikit-learn's ``validate_data`` through :mod:`ktheory._validation`, with a
+  precomputed Gram matrix checked square and symmetric at its input's rounding level;
+* the kernel resolved at fit time (``gamma="scale"`` as scikit-learn computes it, without
+  overflow) and stored by name and parameters, so that a fitted model pickles and
+  ``set_params`` after ``fit`` does not change it;
+* Gram blocks by the public kernel functions of :mod:`ktheory.kernels` (or the callable),
+  checked for shape and overflow, and decision values in row blocks of about 32 MiB;
+* the dual solved by the compiled SMO (:mod:`ktheory.svm._fast`) where numba is installed,
+  by the readable reference (:func:`ktheory.svm._smo.smo_on_gram`) otherwise.
+
+It imports the solver layer (:mod:`ktheory.svm._core`, :mod:`ktheory.svm._smo`, and
+:mod:`ktheory.svm._fast` on first use); nothing in the solver layer imports it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .. import kernels as km
+from .._base import KTheoryEstimator
+from .._validation import check_positive, check_symmetric, fit_data, predict_data, symmetrized
+from ._core import SMOResult, as_result, check_max_iter, diag_scale
+from ._smo import smo_on_gram
+
+__all__ = ["KernelSVMBase", "NAMED_KERNELS", "NUMPY_MAX_SAMPLES", "compiled_solver"]
+
+NAMED_KERNELS = ("linear", "poly", "rbf", "sigmoid")
+
+#: Rows of test data per kernel block: about 32 MiB of kernel values (2**22 float64).
+_BLOCK_VALUES = 1 << 22
+
+#: Training sets of at most this many samples are solved on the numpy path (the reference
+#: SMO on the Gram matrix, 32 MiB at most) also where numba is installed: at this size the
+#: whole fit takes about as long as importing numba and loading its compiled code, and a
+#: first fit never waits seconds for numba to compile. Larger sets use the compiled solver
+#: (rows on demand, a row cache, shrinking), and so does any set whose Gram matrix would
+#: exceed ``gram_limit_mb``.
+NUMPY_MAX_SAMPLES = 2048
+
+
+def compiled_solver() -> Any:
+    """The compiled solver (:mod:`ktheory.svm._fast`), or None where numba cannot be
+    imported: the estimators then solve with numpy (:meth:`KernelSVMBase._dual_numpy`)."""
+    try:
+        from . import _fast
+    except ImportError:
+        return None
+    return _fast
+
+
+class KernelSVMBase(KTheoryEstimator):
+    """Kernel set-up, input checks and the dual solve shared by the SVM estimators.
+
+    Subclasses define ``__init__`` (their parameters) and ``fit``/``predict``; the
+    parameters this base reads are those of scikit-learn's SVC (a subclass without
+    ``cache_size``, ``shrinking`` or ``gram_limit_mb`` does not call the methods that
+    read them).
+    """
+
+    # -- tags -------------------------------------------------------------------------
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    # -- parameters -------------------------------------------------------------------
+    def _check_kernel_params(self) -> None:
+        """``kernel``, ``gamma``, ``degree``, ``coef0``: types and ranges."""
+        kernel = self.kernel
+        if not callable(kernel):
+            if not isinstance(kernel, str):
+                raise TypeError(
+                    f"kernel must be one of {NAMED_KERNELS}, 'precomputed' or a callable k(X, Y); "
+                    f"got {type(kernel).__name__} {kernel!r}"
+                )
+            if kernel != "precomputed" and kernel not in NAMED_KERNELS:
+                raise ValueError(
+                    f"kernel must be one of {NAMED_KERNELS}, 'precomputed' or a callable k(X, Y); "
+                    f"got {kernel!r}"
+                )
+        if isinstance(self.gamma, str):
+            if self.gamma not in ("scale", "auto"):
+                raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {self.gamma!r}")
+        else:
+            check_positive(self.gamma, "gamma")
+        if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
+            raise TypeError(f"degree must be an integer, got {type(self.degree).__name__} {self.degree!r}")
+        if self.degree < (1 if kernel == "poly" else 0):
+            raise ValueError(f"degree must be an integer >= 1 for kernel='poly', got {self.degree!r}")
+        if isinstance(self.coef0, bool) or not isinstance(self.coef0, numbers.Real):
+            raise TypeError(f"coef0 must be a real number, got {type(self.coef0).__name__} {self.coef0!r}")
+        if not np.isfinite(float(self.coef0)):
+            raise ValueError(f"coef0 must be a finite number, got {self.coef0!r}")
+
+    def _check_smo_params(self) -> None:
+        """The SMO estimators' parameters: ``C``, ``tol``, ``max_iter``, ``gram_limit_mb``,
+        ``cache_size``, ``shrinking``, ``verbose``, and the kernel's."""
+        check_positive(self.C, "C")
+        check_positive(self.tol, "tol")
+        check_max_iter(self.max_iter)
+        check_positive(self.gram_limit_mb, "gram_limit_mb")
+        check_positive(self.cache_size, "cache_size")
+        for name in ("shrinking", "verbose"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+        if not isinstance(self.solver, str):
+            raise TypeError(f"solver must be 'auto', 'numpy' or 'compiled' (a str), got "
+                            f"{type(self.solver).__name__} {self.solver!r}")
+        if self.solver not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"solver must be 'auto', 'numpy' or 'compiled', got {self.solver!r}")
+        self._check_kernel_params()
+
+    # -- input ------------------------------------------------------------------------
+    def _fit_input(self, X: Any, y: Any, *, y_numeric: bool = False) -> tuple[np.ndarray, Any]:
+        """``(X, y)`` validated for ``fit`` (sets ``n_features_in_``: ``fit`` is atomic);
+        a precomputed ``X`` must be a square symmetric Gram matrix."""
+        X, y, in_dtype = fit_data(self, X, y, y_numeric=y_numeric)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "with kernel='precomputed', X must be the square (n_train, n_train) Gram matrix; "
+                    f"got shape {X.shape}"
+                )
+            X = symmetrized(X, "X (precomputed Gram matrix)", in_dtype)
+        return X, y
+
+    def _check_fitted(self) -> None:
+        """scikit-learn's ``NotFittedError`` before ``fit``."""
+        check_is_fitted(self, "dual_coef_")
+
+    def _test_input(self, X: Any) -> np.ndarray:
+        """Test inputs for a fitted model (scikit-learn's ``NotFittedError`` before ``fit``)."""
+        try:
+            X, _ = predict_data(self, X, fitted="dual_coef_")
+        except ValueError as exc:
+            if self.kernel == "precomputed" and "features, but" in str(exc):
+                m = self.n_features_in_
+                raise ValueError(
+                    f"{exc} (kernel='precomputed': X must hold the kernel values against the "
+                    f"{m} training samples, shape (n_test, {m}))"
+                ) from None
+            raise
+        return X
+
+    # -- the kernel -------------------------------------------------------------------
+    def _gamma_value(self, X: np.ndarray) -> float | None:
+        """The kernel coefficient used for ``X`` (None for kernels without one)."""
+        if callable(self.kernel) or self.kernel in ("linear", "precomputed"):
+            return None
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        if self.gamma != "scale":
+            return float(self.gamma)
+        # 1 / (n_features * X.var()), as scikit-learn, computed without overflow:
+        # directly (bit for bit sklearn's value) when X's scale allows it,
+        # through X / max|X| otherwise.
+        s = float(np.max(np.abs(X)))
+        if s == 0.0:
+            return 1.0
+        if 1e-150 < s < 1e150:
+            var = float(X.var())
+            return 1.0 / (X.shape[1] * var) if var != 0.0 else 1.0
+        rel = float((X / s).var())
+        if rel == 0.0:
+            return 1.0
+        with np.errstate(over="ignore", under="ignore"):
+            g = 1.0 / (X.shape[1] * rel) / s / s
+        if not (np.isfinite(g) and g >= np.finfo(np.float64).tiny):
+            log_var = 2.0 * np.log10(s) + np.log10(rel)
+            raise ValueError(
+                f"gamma='scale' is 1 / (n_features * X.var()) with X.var() about 1e{log_var:.0f}, "
+                "which is not representable in float64 (X's values are too "
+                f"{'large' if s > 1 else 'small'}, max |X| = {s:.3g}). Rescale X (e.g. standardise "
+                "its columns) or pass a numeric gamma."
+            )
+        return g
+
+    def _set_kernel(self, X: np.ndarray) -> None:
+        """Store the kernel by name and parameters (``_kernel_params_``): picklable,
+        and unaffected by ``set_params`` after fitting."""
+        self._gamma_ = None if self.kernel == "precomputed" else self._gamma_value(X)
+        self._kernel_params_ = {
+            "kernel": self.kernel,
+            "gamma": self._gamma_,
+            "degree": int(self.degree),
+            "coef0": float(self.coef0),
+        }
+
+    def _kernel_block(self, A: np.ndarray, B: np.ndarray | None) -> np.ndarray:
+        """``k(A, B)`` (``B=None``: ``k(A, A)``) for the kernel stored at fit time,
+        evaluated by the public functions of :mod:`ktheory.kernels` (or the callable)."""
+        p = self._kernel_params_
+        kern = p["kernel"]
+        if callable(kern):
+            return kern(A, A if B is None else B)
+        if kern == "linear":
+            return km.linear_kernel(A, B)
+        if kern == "poly":
+            return km.polynomial_kernel(A, B, degree=p["degree"], gamma=p["gamma"], coef0=p["coef0"])
+        if kern == "rbf":
+            return km.rbf_kernel(A, B, gamma=p["gamma"])
+        if kern == "sigmoid":
+            return km.sigmoid_kernel(A, B, gamma=p["gamma"], coef0=p["coef0"])
+        raise ValueError(f"unknown kernel {kern!r}")  # pragma: no cover - checked in fit
+
+    def _kernel_name(self) -> str:
+        k = self._kernel_params_["kernel"]
+        return "callable" if callable(k) else repr(k)
+
+    def _gram(self, A: np.ndarray, B: np.ndarray | None, what: str) -> np.ndarray:
+        """:meth:`_kernel_block` checked: the right shape, every value finite."""
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # checked below
+            Kab = np.asarray(self._kernel_block(A, B), dtype=np.float64)
+        m = A.shape[0] if B is None else B.shape[0]
+        if Kab.shape != (A.shape[0], m):
+            raise ValueError(
+                f"the kernel returned an array of shape {Kab.shape} for the {what}; "
+                f"expected ({A.shape[0]}, {m})"
+            )
+        if not np.isfinite(np.add.reduce(Kab, axis=None)) and not np.all(np.isfinite(Kab)):
+            raise ValueError(
+                f"the {self._kernel_name()} kernel gave NaN or infinite values for the {what} "
+                "(overflow: X's values too large for this kernel and gamma / coef0 / degree); "
+                "rescale X or change the kernel's parameters"
+            )
+        return Kab
+
+    def _sv_kernel_map(self, X: np.ndarray, fn: Callable[[np.ndarray], np.ndarray],
+                       width: int) -> np.ndarray:
+        """``fn(K(X, support vectors))`` row block by row block (about 32 MiB of kernel
+        values each): ``(n_test, width)`` or ``(n_test,)`` for ``width=0``. For a
+        precomputed kernel ``X`` already holds the kernel values against the training
+        samples."""
+        if self.kernel == "precomputed":
+            return fn(X[:, self.support_])
+        out = np.empty((X.shape[0], width) if width else X.shape[0])
+        step = max(1, _BLOCK_VALUES // max(1, self.support_vectors_.shape[0]))
+        for a in range(0, X.shape[0], step):
+            b = min(X.shape[0], a + step)
+            out[a:b] = fn(self._gram(X[a:b], self.support_vectors_, "test data"))
+        return out
+
+    def _set_support_vectors(self, X: np.ndarray, support: np.ndarray) -> None:
+        """``support_vectors_`` (empty ``(0, 0)`` for a precomputed kernel, as scikit-learn)
+        and ``shape_fit_``."""
+        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
+        self.shape_fit_ = X.shape
+
+    # -- the dual ---------------------------------------------------------------------
+    def _solver(self, n_samples: int) -> Any:
+        """The compiled solver for a training set of ``n_samples``, or None for the numpy
+        path, as the ``solver`` parameter says. ``"auto"``: the numpy path where numba is
+        not installed and for sets of at most :data:`NUMPY_MAX_SAMPLES` samples whose Gram
+        matrix is within ``gram_limit_mb`` (the choice depends on the problem's size alone,
+        so a fit is reproducible)."""
+        if self.solver == "numpy":
+            return None
+        if self.solver == "compiled":
+            fast = compiled_solver()
+            if fast is None:
+                raise ImportError(
+                    f"solver='compiled' needs numba, which cannot be imported here; install the "
+                    f"optional extra (pip install 'ktheory[fast]') or use solver='auto' or 'numpy'"
+                )
+            return fast
+        if n_samples <= NUMPY_MAX_SAMPLES and not self._gram_over_limit(n_samples):
+            return None
+        return compiled_solver()
+
+    def _gram_over_limit(self, n: int) -> float:
+        """The MiB an ``n x n`` float64 Gram matrix needs if that exceeds
+        ``gram_limit_mb``, else 0."""
+        need_mb = n * n * 8 / 2**20
+        return need_mb if need_mb > float(self.gram_limit_mb) else 0.0
+
+    def _training_gram(self, X: np.ndarray) -> np.ndarray | None:
+        """The training Gram matrix the solver reads, or None when it computes kernel
+        rows itself: ``X`` for ``"precomputed"``, the matrix of the callable (computed
+        once, checked symmetric, within ``gram_limit_mb``), None for a named kernel."""
+        kern = self._kernel_params_["kernel"]
+        if kern == "precomputed":
+            return X
+        if not callable(kern):
+            return None
+        n = X.shape[0]
+        need_mb = self._gram_over_limit(n)
+        if need_mb:
+            raise ValueError(
+                f"the training Gram matrix of the kernel callable for n={n} samples needs "
+                f"{need_mb:.0f} MiB (n**2 * 8 bytes), more than gram_limit_mb={self.gram_limit_mb}; "
+                "raise gram_limit_mb if you have the memory, use a named kernel (whose rows are "
+                "computed on demand and cached), or subsample"
+            )
+        K = self._gram(X, None, "training data")
+        check_symmetric(K, "the Gram matrix returned by the kernel callable")
+        return K
+
+    def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
+              C: float, tol: float, max_iter: int, p: np.ndarray | None = None,
+              diag: np.ndarray | None = None) -> SMOResult:
+        """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
+        (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
+        rows on demand for a named kernel, read from ``gram`` otherwise (see
+        :meth:`_training_gram`), ``cache_size`` MiB of rows, shrinking if set.
+
+        Kernel values that overflow fall back on the kernel function of
+        :mod:`ktheory.kernels` (which raises if its Gram matrix is not finite); a
+        gradient that overflows is a ``ValueError``, as in :func:`~ktheory.svm.smo_solve`.
+        ``diag``: the kernel's diagonal over all samples of ``X`` if the caller has it
+        (one-vs-one computes it once for all pairs).
+        """
+        fast = self._solver(X.shape[0])
+        if fast is None:
+            return self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
+        kern = self._kernel_params_["kernel"]
+        opts = dict(cache_size=float(self.cache_size), shrinking=bool(self.shrinking),
+                    verbose=bool(self.verbose))
+        if gram is None:
+            kind = fast.KERNEL_CODES[kern]
+            kp = self._kernel_codes()
+            if diag is None:
+                diag = fast.kernel_diag(kind, X, kp)
+            if np.all(np.isfinite(diag[base])):
+                s = diag_scale(diag[base])
+                res = fast.fast_smo(kind, X, y, C, tol, max_iter, kparams=kp, base=base, p=p,
+                                    scale=s, diag=diag, **opts)
+                if not res.nonfinite:
+                    return as_result(res)
+            # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
+            # it is not finite either), within gram_limit_mb
+            if self._gram_over_limit(X.shape[0]):
+                raise ValueError(
+                    f"the {self._kernel_name()} kernel gave NaN or infinite values for the "
+                    "training data (overflow: X's values too large for this kernel and "
+                    "gamma / coef0 / degree); rescale X or change the kernel's parameters")
+            gram = self._gram(X, None, "training data")
+        s = diag_scale(np.diagonal(gram)[np.unique(base)])
+        res = fast.fast_smo(4, None, y, C, tol, max_iter, Kpre=gram, base=base, p=p, scale=s,
+                            **opts)
+        if res.nonfinite:
+            raise ValueError(
+                f"SMO diverged at iteration {res.n_iter}: the gradient is not finite; the kernel "
+                "values are too large for float64 (max |K_ij| about "
+                f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
+            )
+        return as_result(res)
+
+    def _kernel_codes(self) -> tuple[float, float, float]:
+        """``(gamma, coef0, degree)`` as the compiled solver takes them."""
+        return (float(self._gamma_ or 0.0), float(self.coef0), float(self.degree))
+
+    def _dual_gram(self, X: np.ndarray) -> np.ndarray:
+        """The training Gram matrix of a named kernel for :meth:`_dual_numpy`, within
+        ``gram_limit_mb`` (finite, or :meth:`_gram` raises)."""
+        n_all = X.shape[0]
+        need_mb = self._gram_over_limit(n_all)
+        if need_mb:
+            raise ValueError(
+                f"numba is not installed, so {type(self).__name__} solves with numpy on the Gram "
+                f"matrix; for n={n_all} samples it needs {need_mb:.0f} MiB, more than "
+                f"gram_limit_mb={self.gram_limit_mb}. Install numba, whose compiled solver "
+                "computes kernel rows on demand, or raise gram_limit_mb"
+            )
+        return self._gram(X, None, "training data")
+
+    def _dual_numpy(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray,
+                    y: np.ndarray, C: float, tol: float, max_iter: int,
+                    p: np.ndarray | None = None) -> SMOResult:
+        """:meth:`_dual` where numba is not installed: the same problem, stopping rule and
+        intercept rule, by the iteration of the readable reference (numpy), on the Gram
+        matrix of the samples ``base`` refers to. It holds that matrix (``gram_limit_mb``
+        applies to every kernel), has no row cache and no shrinking, and reports no
+        ``solver_stats_`` (None); it reaches the same optimum to the tolerance as the
+        compiled solver, by the same steps up to the first exact tie of the selection."""
+        m = base.shape[0]
+        half = m // 2
+        if m and m % 2 == 0 and np.array_equal(base[:half], base[half:]):
+            idx = base[:half]      # SVR's layout: variable s on sample base[s mod n]
+        else:
+            idx = base
+        # finite: _gram checks a named or callable kernel's matrix, validation a precomputed one
+        if gram is None:           # the Gram matrix of the samples in the solver's order
+            K = self._dual_gram(X[idx])
+        else:
+            K = np.ascontiguousarray(gram[np.ix_(idx, idx)], dtype=np.float64)
+        return smo_on_gram(K, y, C, tol, max_iter, p, overwrite_K=True)
