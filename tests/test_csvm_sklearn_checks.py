@@ -1,19 +1,16 @@
 """scikit-learn's estimator checks for ``ktheory.csvm.CentralSVC``.
 
 Each check that cannot apply is listed in ``EXPECTED_FAILED`` with its reason (today none
-is: every check passes). Collecting the checks emits no "does not inherit from
-sklearn.base.BaseEstimator" warning: the estimator is a ``BaseEstimator`` subclass.
+is: every check passes). That the estimator is a scikit-learn estimator is checked
+for every estimator of the package in ``tests/test_estimator_contract.py``.
 """
 
 from __future__ import annotations
-
-import warnings
 
 import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.base import BaseEstimator  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from ktheory.csvm import CentralSVC  # noqa: E402
@@ -32,13 +29,3 @@ def _expected_failed(estimator):
 @parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-def test_checks_see_a_real_scikit_learn_estimator():
-    """Collecting the checks emits no "does not inherit from sklearn.base.BaseEstimator"
-    warning: the estimator is a BaseEstimator subclass."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
-    assert not [w for w in caught if "does not inherit" in str(w.message)]
-    assert all(isinstance(est, BaseEstimator) for est in _estimators())

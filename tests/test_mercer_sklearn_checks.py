@@ -7,22 +7,19 @@ output configuration, and pickle round trips.
 with its reason (today none is: every check passes). One check skips itself for a
 reason of the environment (array API not enabled); it is listed in
 ``ENVIRONMENT_SKIPS``, and any other self-skip fails the test, so nothing is
-skipped silently. Collecting the checks emits no "does not inherit from
-sklearn.base.BaseEstimator" warning: the transformers are ``BaseEstimator`` subclasses.
+skipped silently.
 """
 
 from __future__ import annotations
 
 import pickle
 import unittest
-import warnings
 
 import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
 
-from sklearn.base import BaseEstimator  # noqa: E402
 from sklearn.exceptions import NotFittedError  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
@@ -62,16 +59,6 @@ def test_sklearn_compatible(estimator, check):
         if name in ENVIRONMENT_SKIPS:
             pytest.skip(f"{name}: {ENVIRONMENT_SKIPS[name]} ({exc})")
         raise AssertionError(f"{name} skipped itself, which is not an expected environment skip: {exc}")
-
-
-def test_checks_see_real_scikit_learn_estimators():
-    """Collecting the checks emits no "does not inherit from sklearn.base.BaseEstimator"
-    warning: the transformers are BaseEstimator subclasses."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        parametrize_with_checks(_estimators(), expected_failed_checks=_expected_failed)
-    assert not [w for w in caught if "does not inherit" in str(w.message)]
-    assert all(isinstance(est, BaseEstimator) for est in _estimators())
 
 
 # ---------------------------------------------------------------------------

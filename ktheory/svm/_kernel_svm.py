@@ -369,11 +369,12 @@ class KernelSVMBase(KTheoryEstimator):
         n_all = X.shape[0]
         need_mb = self._gram_over_limit(n_all)
         if need_mb:
+            why = "solver='numpy'" if self.solver == "numpy" else "numba is not installed"
             raise ValueError(
-                f"numba is not installed, so {type(self).__name__} solves with numpy on the Gram "
-                f"matrix; for n={n_all} samples it needs {need_mb:.0f} MiB, more than "
-                f"gram_limit_mb={self.gram_limit_mb}. Install numba, whose compiled solver "
-                "computes kernel rows on demand, or raise gram_limit_mb"
+                f"{why}, so {type(self).__name__} solves with numpy on the Gram matrix; for "
+                f"n={n_all} samples it needs {need_mb:.0f} MiB, more than gram_limit_mb="
+                f"{self.gram_limit_mb}. Use the compiled solver (it needs numba, the extra "
+                "ktheory[fast]), which computes kernel rows on demand, or raise gram_limit_mb"
             )
         return self._gram(X, None, "training data")
 

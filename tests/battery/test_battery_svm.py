@@ -28,7 +28,7 @@ from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 from sklearn.metrics.pairwise import sigmoid_kernel as sk_sigmoid
 from sklearn.svm import SVC as SkSVC
 
-from battery._common import Case, run_case
+from battery._common import Case, run_case, warm_compiled_svm
 from ktheory.svm import SVC, ConvergenceWarning, hard_margin_dual_exact, smo_solve, to_exact
 
 FIT = "ktheory.svm.SVC.fit"
@@ -297,8 +297,9 @@ def _exact_entries(values):
 CASES: list[Case] = []
 
 
-def add(callable_, category, call, expect, match=None, check=None, note="", warns=None):
-    CASES.append(Case(callable_, category, call, expect, match=match, check=check, note=note, warns=warns))
+def add(callable_, category, call, expect, match=None, check=None, note="", warns=None, setup=None):
+    CASES.append(Case(callable_, category, call, expect, match=match, check=check, note=note, warns=warns,
+                      setup=setup))
 
 
 # ---- SVC.fit -----------------------------------------------------------------------------
@@ -435,7 +436,7 @@ add(FIT, "param-range", fit(X0, Y0, tol=3.0), "ok",
 X_LINE = np.arange(20000.0)[:, None]
 add(FIT, "huge-size", fit(X_LINE, (X_LINE[:, 0] >= 10000).astype(int)), "ok",
     check=lambda est: (est.score(X_LINE, X_LINE[:, 0] >= 10000) == 1.0) or pytest.fail("score"),
-    note="n=20000 rbf: rows on demand, no n x n matrix")
+    note="n=20000 rbf: rows on demand, no n x n matrix", setup=warm_compiled_svm)
 add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.arange(20000) % 2, kernel=lambda A, B: A @ B.T),
     "ValueError", r"gram_limit_mb=2048", note="n=20000 callable: its Gram matrix refused up front")
 add(FIT, "huge-size", fit(X0, Y0, kernel=lambda A, B: A @ B.T, gram_limit_mb=1e-3), "ValueError",

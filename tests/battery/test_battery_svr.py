@@ -17,7 +17,7 @@ from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
 from sklearn.metrics.pairwise import sigmoid_kernel as sk_sigmoid
 from sklearn.svm import SVR as SkSVR
 
-from battery._common import Case, run_case
+from battery._common import Case, run_case, warm_compiled_svm
 from ktheory.svm import SVR, ConvergenceWarning
 
 FIT = "ktheory.svm.SVR.fit"
@@ -138,8 +138,9 @@ def _stationary(K, C=1.0, eps=0.1, z=Z0):
 CASES: list[Case] = []
 
 
-def add(callable_, category, call, expect, match=None, check=None, note="", warns=None):
-    CASES.append(Case(callable_, category, call, expect, match=match, check=check, note=note, warns=warns))
+def add(callable_, category, call, expect, match=None, check=None, note="", warns=None, setup=None):
+    CASES.append(Case(callable_, category, call, expect, match=match, check=check, note=note, warns=warns,
+                      setup=setup))
 
 
 # ---- SVR.fit -----------------------------------------------------------------------------
@@ -261,7 +262,7 @@ add(FIT, "param-range", fit(X0, Z0, C=100.0, epsilon=0.0, max_iter=5), "ok",
     note="max_iter reached warns")
 add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.full(20000, 2.5)), "ok",
     check=lambda est: (est.support_.size == 0 and est.intercept_[0] == 2.5) or pytest.fail("constant"),
-    note="n=20000 rbf: rows on demand, no n x n matrix")
+    note="n=20000 rbf: rows on demand, no n x n matrix", setup=warm_compiled_svm)
 add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.zeros(20000), kernel=lambda A, B: A @ B.T),
     "ValueError", r"gram_limit_mb=2048", note="n=20000 callable: its Gram matrix refused up front")
 add(FIT, "huge-size", fit(X0, Z0, kernel=lambda A, B: A @ B.T, gram_limit_mb=1e-3), "ValueError",
