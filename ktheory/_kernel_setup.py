@@ -15,7 +15,10 @@ outside an estimator (:func:`ktheory.ridge.kernel_ridge_path`,
   ``X_fit_``: a caller who reuses the buffer of ``X`` must not change the fitted model);
 * :func:`real_matrix` -- the input of those functions: :func:`ktheory._validation.check_array`
   with complex and sparse input refused as the estimators refuse them (complex data is a
-  :class:`ktheory._validation.ComplexDataError`).
+  :class:`ktheory._validation.ComplexDataError`);
+* :func:`check_gamma` and :func:`resolve_gamma` -- scikit-learn's ``SVC`` vocabulary for
+  ``gamma`` (``"scale"``, ``"auto"`` or a number ``> 0``), checked in ``fit`` and resolved
+  to a number for the training samples.
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ from scipy import sparse
 from ktheory import kernels as kk
 from ktheory._validation import ComplexDataError, check_array, check_positive
 
-__all__ = ["check_kernel_params", "kernel_block", "owned", "real_matrix"]
+__all__ = [
+    "check_gamma", "check_kernel_params", "kernel_block", "owned", "real_matrix",
+    "resolve_gamma",
+]
 
 
 def check_kernel_params(kernel: Any, gamma: Any, degree: Any, coef0: Any, *,
@@ -216,3 +222,88 @@ def real_matrix(A: Any, name: str, ndim: int | tuple[int, ...] = 2) -> np.ndarra
             f"(pass np.real({name}) if the real part is what you mean)"
         )
     return check_array(probe, name, ndim=probe.ndim if probe.ndim in ndims else ndims[0])
+
+
+def check_gamma(gamma: Any) -> None:
+    """Raise unless ``gamma`` is ``"scale"``, ``"auto"`` or a finite number ``> 0``.
+
+    Parameters
+    ----------
+    gamma : {"scale", "auto"} or float
+        scikit-learn's ``SVC`` vocabulary (see :func:`resolve_gamma`).
+
+    Raises
+    ------
+    ValueError
+        For another string or a number ``<= 0``, NaN or infinite.
+    TypeError
+        For anything else (``None`` included: ``1 / n_features`` is spelled ``"auto"``).
+    """
+    if isinstance(gamma, str):
+        if gamma not in ("scale", "auto"):
+            raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {gamma!r}")
+        return
+    if gamma is None:
+        raise TypeError(
+            "gamma must be 'scale', 'auto' or a positive float, got None "
+            "(1 / n_features is spelled gamma='auto')"
+        )
+    check_positive(gamma, "gamma")
+
+
+def resolve_gamma(gamma: Any, X: np.ndarray) -> float:
+    """The number ``gamma`` stands for, for the training samples ``X``, as scikit-learn's ``SVC``.
+
+    ``"scale"`` is ``1 / (n_features * X.var())`` (``1`` when ``X.var() == 0``), computed
+    through ``X / max|X|`` where ``X.var()`` itself would overflow or underflow; ``"auto"``
+    is ``1 / n_features``; a number is returned as a float.
+
+    Parameters
+    ----------
+    gamma : {"scale", "auto"} or float
+        Checked by :func:`check_gamma`.
+    X : numpy.ndarray of shape (n_samples, n_features)
+        The training samples (float64, validated).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``"scale"`` is not representable in float64 (values of ``X`` near ``1e+-160``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 2.0], [2.0, 0.0]])
+    >>> resolve_gamma("scale", X), resolve_gamma("auto", X), resolve_gamma(0.5, X)
+    (0.5, 0.5, 0.5)
+    >>> resolve_gamma("scale", 10 * X)   # X -> 10 X: gamma -> gamma / 100
+    0.005
+    """
+    if gamma == "auto":
+        return 1.0 / X.shape[1]
+    if not isinstance(gamma, str):
+        return float(gamma)
+    s = float(np.max(np.abs(X))) if X.size else 0.0
+    if s == 0.0:
+        return 1.0
+    if 1e-150 < s < 1e150:
+        var = float(X.var())
+        return 1.0 / (X.shape[1] * var) if var != 0.0 else 1.0
+    rel = float((X / s).var())
+    if rel == 0.0:
+        return 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        g = 1.0 / (X.shape[1] * rel) / s / s
+    if not (np.isfinite(g) and g >= np.finfo(np.float64).tiny):
+        log_var = 2.0 * np.log10(s) + np.log10(rel)
+        raise ValueError(
+            f"gamma='scale' is 1 / (n_features * X.var()) with X.var() about 1e{log_var:.0f}, "
+            "which is not representable in float64 (X's values are too "
+            f"{'large' if s > 1 else 'small'}, max |X| = {s:.3g}). Rescale X (e.g. standardise "
+            "its columns) or pass a numeric gamma."
+        )
+    return g

@@ -38,6 +38,7 @@ __all__ = [
     "check_pair",
     "check_positive",
     "check_psd_gram",
+    "psd_gram_tolerance",
     "check_square_matrix",
     "check_symmetric",
     "floating_dtype",
@@ -280,13 +281,39 @@ def symmetrized(K: np.ndarray, name: str, in_dtype: Any) -> np.ndarray:
     return K
 
 
-def check_psd_gram(K: np.ndarray, what: str, *, rtol: float, why: str) -> None:
+def psd_gram_tolerance(n: int, max_abs_eig: float, max_abs_entry: float,
+                       entry_error: float | None = None) -> float:
+    """How negative an eigenvalue of an ``n x n`` Gram matrix computed in float64 may be
+    when the exact matrix is positive semidefinite:
+    ``n * eps * max|eigenvalue| + n * max(entry_error, eps * max|K_ij|)``.
+
+    The computed matrix is ``K + E``. By Weyl's inequality every eigenvalue moves by at
+    most ``||E||_2 <= n max|E_ij|``, and a symmetric eigensolver adds its own rounding,
+    ``n * eps * max|eigenvalue|`` (the rank rule of ``numpy.linalg.matrix_rank``).
+    ``entry_error`` bounds ``max|E_ij|``, the kernel's own evaluation error
+    (:func:`ktheory.kernels.gram_entry_error` for ktheory's kernels); at least
+    ``eps * max|K_ij|`` is assumed, each entry rounded once. The tolerance scales
+    with ``K``: the verdict does not change when ``K`` is multiplied by a positive number
+    (``entry_error`` scaling with it).
+    """
+    eps = float(np.finfo(np.float64).eps)
+    floor = eps * max_abs_entry
+    err = floor if entry_error is None or not entry_error > floor else float(entry_error)
+    with np.errstate(over="ignore"):
+        return float(n * (eps * max_abs_eig + err))
+
+
+def check_psd_gram(K: np.ndarray, what: str, *, rtol: float, why: str,
+                   entry_error: float | None = None) -> None:
     """``ValueError`` if the symmetric float64 matrix ``K`` is clearly indefinite.
 
     A Cholesky factorisation of ``K + 1e-9 max|diag K| I`` accepts (the fast path);
-    otherwise the smallest eigenvalue must be ``>= -rtol`` times the largest absolute one
-    (a Gram matrix computed in single precision is PSD only to about ``1e-6``). ``what``
-    names the matrix in the message and ``why`` says why it must be PSD.
+    otherwise the smallest eigenvalue must be ``>= -max(rtol * max|eigenvalue|, tol)``
+    with ``tol`` = :func:`psd_gram_tolerance` (the eigensolver's rounding and the
+    kernel's evaluation error ``entry_error``, so that a positive semidefinite kernel
+    computed in float64 is never refused). ``rtol`` may be larger (a Gram matrix
+    computed in single precision is PSD only to about ``1e-6``). ``what`` names the
+    matrix in the message and ``why`` says why it must be PSD.
     """
     n = K.shape[0]
     d = np.abs(np.diagonal(K))
@@ -302,10 +329,11 @@ def check_psd_gram(K: np.ndarray, what: str, *, rtol: float, why: str) -> None:
         pass
     ev = np.linalg.eigvalsh(K)
     big = float(np.max(np.abs(ev)))
-    if ev[0] < -rtol * big:
+    tol = max(rtol * big, psd_gram_tolerance(n, big, float(np.max(np.abs(K))), entry_error))
+    if ev[0] < -tol:
         raise ValueError(
-            f"{what} is not positive semidefinite (smallest eigenvalue {ev[0]:.3g}, largest "
-            f"{ev[-1]:.3g}); {why}"
+            f"{what} is not positive semidefinite (smallest eigenvalue {ev[0]:.3g} < -{tol:.3g}, "
+            f"largest {ev[-1]:.3g}); {why}"
         )
 
 

@@ -22,9 +22,21 @@ form, ``beta(alpha) = (1 - v' alpha) / s`` with ``g_i = <phi(x_i), m>``,
 ``v_i = y_i g_i`` and ``s = ||m||^2``; what remains is an ordinary SVM dual on the
 kernel projected orthogonally to ``m``, ``K~ = K - g g' / s``, with the
 per-sample linear term ``p_i = epsilon - y_i g_i / s``. :class:`CentralSVC` solves
-it by SMO with second-order working-set selection :cite:p:`fan2005working`
-(exactly, to a KKT violation ``tol``), then recovers ``beta``, ``w`` and the
-bias from the KKT conditions.
+it by SMO with second-order working-set selection :cite:p:`fan2005working`, with
+active-set ("face") steps on the free multipliers where SMO stalls, then recovers
+``beta``, ``w`` and the bias from the KKT conditions, and returns only with a
+certificate: the duality gap relative to the primal objective at most ``tol`` (or, where
+that is finer than float64 can resolve, at most the rounding level of the gap's own
+evaluation); otherwise it says what it reached in a
+:class:`ktheory.svm.ConvergenceWarning`.
+
+Averaging the margin constraints of each class gives ``<w, x_+> + b >= epsilon`` and
+``-(<w, x_-> + b) >= epsilon``, whose sum is ``<w, m> = 1 >= 2 epsilon``: the hard margin
+is feasible only for ``epsilon <= 1/2``, for every data set, and only for
+``epsilon <= 0`` when the classes are not strictly separable. ``epsilon`` is measured in
+units of the centre separation along ``w`` and is therefore scale-free; the default
+``epsilon="auto"`` is half of that bound, ``1/4`` (for ``C=inf``, half of the largest
+feasible ``epsilon``, which the hard margin computes anyway).
 
 The seed's "shortcut" ``w = (1 - lam) w_SVM + lam (x_+ - x_-)`` is *not* the CSVM
 optimum in general; it is available, clearly named, as :func:`shortcut_weights`.
@@ -44,11 +56,19 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from scipy.linalg import cho_solve
 from scipy.optimize import linprog
 from sklearn.utils.validation import column_or_1d
 
 from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
-from ._kernel_setup import check_kernel_params, kernel_block, owned, real_matrix
+from ._kernel_setup import (
+    check_gamma,
+    check_kernel_params,
+    kernel_block,
+    owned,
+    real_matrix,
+    resolve_gamma,
+)
 from ._validation import (
     ComplexDataError,
     check_positive,
@@ -56,7 +76,9 @@ from ._validation import (
     fit_data,
     predict_data,
     symmetrized,
+    symmetry_rtol,
 )
+from .svm import ConvergenceWarning
 
 __all__ = ["CentralSVC", "max_feasible_epsilon", "shortcut_weights"]
 
@@ -64,6 +86,18 @@ KERNEL_NAMES = ("linear", "poly", "rbf", "laplacian")
 #: Largest training set :class:`CentralSVC` accepts (the dense n x n matrices it keeps).
 MAX_SAMPLES = 20_000
 _TAU = 1e-12  # curvature floor of the two-variable subproblem (as libsvm)
+_EPS = float(np.finfo(np.float64).eps)
+#: The KKT violation is not asked below ``_FLOOR * eps`` times the largest term summed into
+#: the gradient (``max(max|p|, max|Q~| * sum(alpha))``): below that it is rounding.
+_FLOOR = 64.0
+#: Largest free set on which a face (active-set) step is taken where SMO stalls.
+_FACE_MAX = 1500
+#: Rounds of "tighten the KKT violation and resume" before the solver gives up certifying.
+_MAX_ROUNDS = 8
+#: The margin ``epsilon="auto"`` asks for with a finite ``C``: half of 1/2, the upper bound
+#: of the largest feasible margin ``epsilon_max`` for every data set (attained whenever the
+#: Gram matrix is nonsingular, e.g. for the RBF kernel on distinct samples).
+AUTO_EPSILON = 0.25
 
 
 # --------------------------------------------------------------------------- input helpers
@@ -98,9 +132,16 @@ def _function_labels(y: Any, n: int, *, caller: str, samples: str) -> np.ndarray
     return _signs(codes)
 
 
-def _check_epsilon(epsilon: Any) -> float:
+def _check_epsilon(epsilon: Any) -> float | None:
+    """The numeric ``epsilon``, or ``None`` for ``"auto"`` (resolved in ``fit``)."""
+    if isinstance(epsilon, str):
+        if epsilon == "auto":
+            return None
+        raise ValueError(f"epsilon must be 'auto' or a finite number > 0, got {epsilon!r}")
     if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
-        raise TypeError(f"epsilon must be a real number > 0, got {type(epsilon).__name__} {epsilon!r}")
+        raise TypeError(
+            f"epsilon must be 'auto' or a real number > 0, got {type(epsilon).__name__} {epsilon!r}"
+        )
     e = float(epsilon)
     if not np.isfinite(e) or e <= 0:
         raise ValueError(
@@ -126,7 +167,9 @@ def _check_gram(K: np.ndarray, name: str, dtype: Any = None) -> np.ndarray:
 
     Symmetry is :func:`ktheory._validation.symmetrized` at the rounding level of ``dtype``
     (the input's floating type; ``None``: float64). Positive semidefinite means a smallest
-    eigenvalue ``>= -1e-8 * n * max|K_ij|``.
+    eigenvalue ``>= -r * n * max|K_ij|`` with ``r = max(1e-8, symmetry_rtol(dtype))``
+    (``1e-8`` for float64, ``1.2e-5`` for float32, whose rounding alone makes a Gram matrix
+    indefinite at about ``1e-7`` of its scale).
     """
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"{name} must be a square (n, n) Gram matrix; got shape {K.shape}")
@@ -135,7 +178,8 @@ def _check_gram(K: np.ndarray, name: str, dtype: Any = None) -> np.ndarray:
     K = (K + K.T) / 2
     if K.shape[0] > 0 and scale > 0:
         lam_min = float(np.linalg.eigvalsh(K)[0])
-        if lam_min < -1e-8 * scale * K.shape[0]:
+        rtol = max(1e-8, symmetry_rtol(np.float64 if dtype is None else dtype))
+        if lam_min < -rtol * scale * K.shape[0]:
             raise ValueError(
                 f"{name} must be positive semidefinite (a kernel matrix); its smallest eigenvalue "
                 f"is {lam_min:.3g}"
@@ -161,27 +205,54 @@ def _centre_terms(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 # --------------------------------------------------------------------------- the solver
-def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, tol: float,
-         max_iter: int) -> tuple[np.ndarray, np.ndarray, int, float]:
+def _kkt_floor(p_max: float, q_max: float, alpha_sum: float) -> float:
+    """The rounding level of the gradient ``G = Qt alpha - p``: ``_FLOOR * eps`` times the
+    largest term summed into it, ``max(max|p|, max|Qt| * sum(alpha))`` (``alpha >= 0``)."""
+    return _FLOOR * _EPS * max(p_max, q_max * alpha_sum)
+
+
+def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter: int,
+         alpha: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, float, float]:
     """Minimise 1/2 a'Qt a - p'a s.t. y'a = 0, 0 <= a <= C by SMO (second-order selection).
 
-    Returns ``(alpha, G, n_iter, violation)`` with ``G = Qt alpha - p`` and the final
-    maximal KKT violation ``max_{I_up} -y G - min_{I_low} -y G``.
+    It stops when the maximal KKT violation ``max_{I_up} -y G - min_{I_low} -y G`` (in units
+    of the functional margin) is at most ``max(target, floor)``, ``floor`` the rounding
+    level of the gradient (:func:`_kkt_floor`), checked once more on the gradient
+    recomputed from ``alpha`` after the free multipliers have been moved to the minimiser
+    of their face (:func:`_face_phase`, where the free set is small enough for it to be
+    cheap). Where SMO stalls (the violation did not halve within a window of steps) it
+    takes face steps too: on a face with zero-curvature directions (the projected kernel
+    is singular, of rank ``d - 1`` for the linear kernel) SMO's pairwise steps are tiny
+    when ``C`` is large, and a face step goes to the first bound at once.
+
+    ``alpha`` (feasible) warm-starts the iteration. Returns ``(alpha, G, n_steps,
+    violation, floor)`` with ``G = Qt alpha - p``.
     """
     n = y.shape[0]
-    alpha = np.zeros(n)
-    G = -p.copy()
+    if alpha is None:
+        alpha = np.zeros(n)
+        G = -p.copy()
+    else:
+        alpha = alpha.copy()
+        G = Qt @ alpha - p
     QD = np.diag(Qt).copy()
     pos = y > 0
+    q_max = float(max(Qt.max(), -Qt.min())) if n else 0.0  # max|Qt| without an n x n copy
+    p_max = float(np.max(np.abs(p))) if n else 0.0
+    a_sum = float(alpha.sum())
+    # a face step at the end costs O(k^3) for k free multipliers: only where that is
+    # small against a window of SMO steps (O(n) each)
+    end_face = max(50, int(round((1000.0 * n) ** (1.0 / 3.0))))
     viol = np.inf
     it = 0
-    polish_every = max(50, min(n, 500))
+    window = max(50, min(n, 500))
     window_start = np.inf
+    since_refresh = 1
     while it < max_iter:
-        if it and it % polish_every == 0:
-            # an active-set step only where SMO stalls (the violation did not halve in a window)
+        if it and since_refresh and it % window == 0:
             if viol > 0.5 * window_start:
-                G = _newton_polish(Qt, p, y, C, alpha, G)
+                G = _face_phase(Qt, y, C, alpha, G, _FACE_MAX)
+                a_sum = float(alpha.sum())
             window_start = viol
         at_upper = alpha >= C
         at_lower = alpha <= 0
@@ -192,9 +263,18 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, tol: float,
         i = int(np.argmax(gu))
         m_up = gu[i]
         M_low = float(np.min(np.where(low, myG, np.inf)))
-        viol = m_up - M_low
-        if viol <= tol:
-            break
+        viol = float(m_up - M_low)
+        floor = _kkt_floor(p_max, q_max, a_sum)
+        if viol <= max(target, floor):
+            if since_refresh == 0:
+                break
+            # the free multipliers to their face's minimiser, then G recomputed from alpha
+            # (no drift of the O(n) updates): stop only if the violation holds there too
+            G = _face_phase(Qt, y, C, alpha, G, end_face)
+            G = Qt @ alpha - p
+            a_sum = float(alpha.sum())
+            since_refresh = 0
+            continue
         Qi = Qt[i]
         a = QD[i] + QD - 2.0 * y[i] * y * Qi
         a = np.maximum(a, _TAU)
@@ -220,67 +300,114 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, tol: float,
             aj = 0.0 if y[j] > 0 else C
         di, dj = ai - alpha[i], aj - alpha[j]
         alpha[i], alpha[j] = ai, aj
+        a_sum += di + dj
         G += Qi * di + Qt[j] * dj
         it += 1
-    return alpha, G, it, float(viol)
+        since_refresh += 1
+    return alpha, G, it, viol, _kkt_floor(p_max, q_max, a_sum)
 
 
-def _newton_polish(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray,
-                   G: np.ndarray) -> np.ndarray:
-    """One active-set step on the free multipliers (``alpha`` in place); returns the new gradient.
+def _face_basis(yF: np.ndarray) -> np.ndarray:
+    """An orthonormal basis ``Z`` (k, k - 1) of ``{d : yF' d = 0}`` (a Householder reflector)."""
+    k = yF.shape[0]
+    u = yF / np.sqrt(k)
+    u[0] += 1.0 if u[0] >= 0 else -1.0
+    H = np.eye(k) - np.outer(u, u) * (2.0 / float(u @ u))
+    return H[:, 1:]
+
+
+def _newton_direction(H: np.ndarray, gz: np.ndarray) -> np.ndarray | None:
+    """``-H^{-1} gz`` by Cholesky where ``H`` is clearly positive definite (every pivot
+    ``L_ii^2`` above ``1e-10`` times the largest), else ``None`` (the caller
+    eigendecomposes: a zero-curvature direction is to be followed, not inverted)."""
+    try:
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        return None
+    piv = np.diagonal(L) ** 2
+    if not (piv.size and piv.min() > 1e-10 * piv.max()):
+        return None
+    return -cho_solve((L, True), gz)
+
+
+def _face_phase(Qt: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray, G: np.ndarray,
+                k_max: int) -> np.ndarray:
+    """Active-set steps on the free multipliers (``alpha`` in place); returns the new gradient.
 
     With the bounded multipliers fixed, the quadratic is minimised on the face
-    ``{d : y_F' d = 0}`` in an orthonormal basis ``Z`` of that face, where the
-    reduced Hessian ``Z' Qt_FF Z`` is eigendecomposed. If the gradient has a
-    component along a zero-curvature direction (``Qt`` is singular, e.g. of rank
-    ``d - 1`` for the linear kernel), the objective decreases *linearly* along it and
-    the step runs to the first bound; otherwise it is the Newton step, cut back at
-    the first bound. This replaces SMO's slow zig-zag on degenerate faces by one
-    small eigenproblem.
+    ``{d : y_F' d = 0}`` in an orthonormal basis ``Z`` of that face, where the reduced
+    Hessian ``Z' Qt_FF Z`` is eigendecomposed. If the gradient has a component along a
+    zero-curvature direction (``Qt`` is singular), the objective decreases (almost)
+    linearly along it: the step follows it to its line minimum or the first bound;
+    otherwise it is the Newton step, cut at the first bound. A multiplier that reaches a
+    bound leaves the free set and the next step is taken on the smaller face, until a
+    Newton step reaches the face's minimiser, fewer than two multipliers are free, no step
+    decreases the objective, or the steps' cost (``k^3`` each) would exceed what a few
+    thousand SMO steps cost. This replaces SMO's zig-zag on degenerate faces, and its
+    growth by small steps when ``C`` is large, by a few small eigenproblems.
     """
-    from scipy.linalg import null_space
-
-    F = np.flatnonzero((alpha > 0) & (alpha < C))
-    k = F.shape[0]
-    if k < 2 or k > 1500:
-        return G
-    Z = null_space(y[F][None, :])  # (k, k - 1), orthonormal
-    H = Z.T @ Qt[np.ix_(F, F)] @ Z
-    gz = Z.T @ G[F]
-    lam, V = np.linalg.eigh((H + H.T) / 2)
-    scale = max(float(np.abs(lam).max()) if lam.size else 0.0, 1e-300)
-    null = lam <= 1e-10 * scale
-    gn = V[:, null].T @ gz
-    if np.linalg.norm(gn) > 1e-12 * max(1.0, float(np.linalg.norm(gz))):
-        d = -(Z @ (V[:, null] @ gn))  # zero curvature, linear decrease: go to the bound
-        newton = False
-    else:
-        pos = ~null
-        d = -(Z @ (V[:, pos] @ ((V[:, pos].T @ gz) / lam[pos])))
-        newton = True
-    if not np.all(np.isfinite(d)) or not float(G[F] @ d) < 0:
-        return G
-    with np.errstate(divide="ignore", invalid="ignore"):
-        to_up = np.where(d > 0, (C - alpha[F]) / d, np.inf)
-        to_low = np.where(d < 0, -alpha[F] / d, np.inf)
-    step = min(float(np.min(to_up)), float(np.min(to_low)))
-    if newton:
-        step = min(step, 1.0)
-    if not (step > 0 and np.isfinite(step)):
-        return G
-    new = alpha[F] + step * d
-    hit_low = np.isclose(to_low, step, rtol=1e-12, atol=0) if not newton or step < 1 else np.zeros(k, bool)
-    hit_up = np.isclose(to_up, step, rtol=1e-12, atol=0) if not newton or step < 1 else np.zeros(k, bool)
-    new[hit_low] = 0.0
-    if np.isfinite(C):
-        new[hit_up] = C
-    trial = alpha.copy()
-    trial[F] = np.clip(new, 0.0, C)
-    G_new = Qt @ trial - p
-    if 0.5 * float(trial @ (G_new - p)) <= 0.5 * float(alpha @ (G - p)):  # 1/2 a'Qt a - p'a, Qt a = G + p
-        alpha[:] = trial
-        return G_new
-    return G
+    budget = 1e9
+    steps_left = None
+    while True:
+        F = np.flatnonzero((alpha > 0) & (alpha < C))
+        k = F.shape[0]
+        if steps_left is None:
+            steps_left = 2 * k + 2  # each step fixes a multiplier or ends on the face
+        if k < 2 or k > k_max or budget < 0 or steps_left <= 0:
+            return G
+        budget -= float(k) ** 3
+        steps_left -= 1
+        Z = _face_basis(y[F])
+        QF = Qt[np.ix_(F, F)]
+        H = Z.T @ QF @ Z
+        H = (H + H.T) / 2
+        gF = G[F]
+        gz = Z.T @ gF
+        d = _newton_direction(H, gz)
+        newton = d is not None
+        if d is not None:
+            d = Z @ d
+        else:
+            lam, V = np.linalg.eigh(H)
+            scale = float(np.abs(lam).max()) if lam.size else 0.0
+            null = lam <= 1e-10 * scale if scale > 0 else np.ones(lam.shape, dtype=bool)
+            gn = V[:, null].T @ gz
+            newton = not np.linalg.norm(gn) > 1e-12 * max(1.0, float(np.linalg.norm(gz)))
+            if newton:
+                keep = ~null
+                d = -(Z @ (V[:, keep] @ ((V[:, keep].T @ gz) / lam[keep])))
+            else:
+                d = -(Z @ (V[:, null] @ gn))
+        slope = float(gF @ d)
+        if not (np.all(np.isfinite(d)) and slope < 0):
+            return G
+        curv = float(d @ QF @ d)
+        t_line = -slope / curv if curv > 0 else np.inf
+        aF = alpha[F]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            to_up = np.where(d > 0, (C - aF) / d, np.inf)
+            to_low = np.where(d < 0, -aF / d, np.inf)
+        t_bound = min(float(to_up.min()), float(to_low.min()))
+        t = min(t_line, t_bound)
+        if not (np.isfinite(t) and t > 0):
+            return G
+        new = aF + t * d
+        if t == t_bound:
+            new[np.isclose(to_low, t, rtol=1e-12, atol=0)] = 0.0
+            if np.isfinite(C):
+                new[np.isclose(to_up, t, rtol=1e-12, atol=0)] = C
+        new = np.clip(new, 0.0, C)
+        delta = new - aF
+        # the change of the objective, with the gradient's component along y_F removed: the
+        # step is orthogonal to y_F up to the rounding of alpha, which that component (the
+        # bias times y_F, large against the step) would otherwise turn into an increase
+        g_face = gF - y[F] * (float(y[F] @ gF) / k)
+        if float(g_face @ delta + 0.5 * (delta @ QF @ delta)) > 0:  # rounding: no descent left
+            return G
+        alpha[F] = new
+        G = G + Qt[:, F] @ delta
+        if newton and t < t_bound:
+            return G
 
 
 def _snap_to_bounds(alpha: np.ndarray, C: float) -> np.ndarray:
@@ -317,6 +444,54 @@ def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
     if np.isfinite(lo) and np.isfinite(hi):
         return (lo + hi) / 2
     return lo if np.isfinite(lo) else hi
+
+
+def _abs_matvec(K: np.ndarray, u: np.ndarray, block: int = 1024) -> np.ndarray:
+    """``|K| @ u`` in blocks of rows (no second ``n x n`` array)."""
+    out = np.empty(K.shape[0])
+    for i in range(0, K.shape[0], block):
+        out[i : i + block] = np.abs(K[i : i + block]) @ u
+    return out
+
+
+def _certificate(K: np.ndarray, l: np.ndarray, v: np.ndarray, sq: float, y: np.ndarray, C: float,
+                 eps: float, alpha: np.ndarray, G: np.ndarray) -> dict[str, Any]:
+    """The primal point of ``alpha`` and its optimality certificate.
+
+    ``beta = (1 - v'alpha) / s`` (so that ``<w, m> = 1``), ``w`` through the sample
+    coefficients ``(alpha_i + beta l_i) y_i``, the bias of :func:`_bias`, the slacks
+    ``xi_i = max(0, -r_i)`` of the margin residuals ``r_i = y_i f(x_i) - epsilon``, and the
+    two objectives. The duality gap is evaluated as the sum of nonnegative terms it equals
+    at a dual feasible ``alpha`` (``y'alpha = 0``, ``<w, m> = 1``),
+    ``P - D = sum_i alpha_i r_i + C sum_i xi_i = sum_i c_i |r_i|`` with ``c_i = alpha_i``
+    where ``r_i >= 0`` and ``C - alpha_i`` where ``r_i < 0`` (for ``C = inf``: ``alpha_i``),
+    free of the cancellation of two large objectives; ``floor`` is its rounding level,
+    ``sum_i c_i rho_i`` with ``rho_i = 4 eps (sum_j |K_ij coef_j| + |b| + epsilon)`` (the
+    rounding of ``r_i``, which no solver can push the residuals below), plus that of ``P``
+    itself. Both are returned relative to ``P > 0`` (``P >= 1 / (2 s)``).
+    """
+    beta = (1.0 - float(v @ alpha)) / sq
+    coef = (alpha + beta * l) * y
+    b = _bias(alpha, G, y, C)
+    Kc = K @ coef
+    f = Kc + b
+    r = y * f - eps
+    w2 = float(coef @ Kc)
+    slack = np.maximum(0.0, -r)
+    finite = bool(np.isfinite(C))
+    slack_term = C * float(slack.sum()) if finite else 0.0
+    primal = 0.5 * w2 + slack_term
+    dual = eps * float(alpha.sum()) + beta - 0.5 * w2
+    c = np.where(r >= 0, alpha, C - alpha) if finite else alpha
+    rho = 4.0 * _EPS * (_abs_matvec(K, np.abs(coef)) + abs(b) + eps)
+    floor = float(c @ rho) + 4.0 * _EPS * (0.5 * abs(w2) + slack_term)
+    max_slack = float(slack.max()) if slack.size else 0.0
+    if primal > 0:
+        gap, floor = float(c @ np.abs(r)) / primal, floor / primal
+    else:  # pragma: no cover - P >= 1 / (2 s) > 0 unless the rounding is total
+        gap, floor = float("inf"), 0.0
+    return {"beta": beta, "coef": coef, "b": b, "primal": primal, "dual": dual, "gap": gap,
+            "floor": floor, "max_slack": max_slack, "rho_max": float(rho.max()) if rho.size else 0.0}
 
 
 def max_feasible_epsilon(K: Any, y: Any) -> float:
@@ -401,25 +576,53 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
     C : float, default=1.0
         Penalty of the slacks, ``> 0``; ``float("inf")`` gives the hard-margin CSVM
         (a ``ValueError`` suggesting a finite ``C`` when it is infeasible).
-    epsilon : float, default=1.0
+    epsilon : "auto" or float, default="auto"
         The required functional margin ``y_i (w . x_i + b) >= epsilon`` of every
         sample, relative to the centre normalisation ``w . (x_+ - x_-) = 1``;
-        ``> 0``. Small ``epsilon``: the class-mean direction; large: the SVM
-        direction and beyond (Chapter 11).
+        ``> 0``. Small ``epsilon``: the class-mean direction; larger: the SVM
+        direction and beyond (Chapter 11). It is measured in units of the centre
+        separation along ``w``, so it does not change when ``X`` is rescaled. Averaging
+        the constraints of each class gives ``1 = w . (x_+ - x_-) >= 2 epsilon``: all of
+        them can hold only for ``epsilon <= epsilon_max <= 1/2`` (``epsilon_max <= 0``
+        when the classes are not strictly separable; :func:`max_feasible_epsilon`), and
+        a larger ``epsilon`` makes every fit pay slack (with unbalanced classes, in favour
+        of the larger class). ``"auto"``: ``1/4``, half of the bound ``1/2`` (which
+        ``epsilon_max`` attains whenever the Gram matrix is nonsingular, e.g. for the
+        RBF kernel on distinct samples; ``epsilon_max`` itself is a linear program over a
+        dense ``n x n`` matrix, dozens of times the cost of the fit); for ``C=inf``,
+        ``epsilon_max / 2``, which the hard margin computes anyway. The value used is
+        ``epsilon_``.
     kernel : {"linear", "poly", "rbf", "laplacian", "precomputed"} or callable, default="linear"
         As scikit-learn: ``poly`` is ``(gamma x.z + coef0)^degree``, ``rbf``
         ``exp(-gamma ||x - z||^2)``, ``laplacian`` ``exp(-gamma ||x - z||_1)``;
         a callable ``k(X, Y)`` returns the ``(n, m)`` Gram block.
-    gamma : float or None, default=None
-        Kernel coefficient; ``None`` means ``1 / n_features``.
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of ``poly``, ``rbf`` and ``laplacian``, in the vocabulary of
+        scikit-learn's ``SVC`` and :class:`ktheory.svm.SVC`: ``"scale"`` is
+        ``1 / (n_features * X.var())`` of the training samples (``1`` if ``X.var() == 0``),
+        ``"auto"`` is ``1 / n_features``, a number ``> 0`` is used as is. The value used is
+        ``gamma_``. With ``"scale"`` the RBF Gram matrix does not change when ``X`` is
+        rescaled; the Laplacian's ``||x - z||_1`` scales linearly, so for it ``"scale"`` is
+        only scikit-learn's convention.
     degree : int, default=3
         Degree of the polynomial kernel.
     coef0 : float, default=0.0
         Constant of the polynomial kernel.
     tol : float, default=1e-10
-        Stop when the maximal KKT violation of the reduced dual is ``<= tol``.
+        The duality gap relative to the primal objective at which ``fit`` returns:
+        ``(P - D) / P <= tol``, or at most the rounding level of the gap's evaluation where
+        that is larger (``gap_bound_``; it grows with ``C`` times the kernel's scale, to
+        between ``1e-7`` and ``1e-4`` at ``C = 1e8`` for data of unit scale). The SMO
+        iterations stop at a maximal KKT violation (in units of the functional margin) of
+        ``tol``, or of the rounding level of the gradient where that is larger; while the
+        gap exceeds its bound, the free multipliers are moved to the minimiser of their
+        face and SMO resumes with a hundred times smaller violation. The relative gap is
+        the same for ``(s X, C / s^2)`` as for ``(X, C)``, so ``tol`` means the same at
+        every scale of the data. A fit that cannot certify its point issues a
+        :class:`ktheory.svm.ConvergenceWarning` saying what it reached.
     max_iter : int, default=1_000_000
-        Maximal number of SMO steps (a ``ValueError`` if they do not suffice).
+        Maximal number of SMO steps, over all rounds (a
+        :class:`ktheory.svm.ConvergenceWarning` if they do not suffice).
 
     Attributes
     ----------
@@ -429,6 +632,10 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         Number of columns of the training ``X`` (of training samples, if precomputed).
     X_fit_ : numpy.ndarray of shape (n_samples, n_features) or None
         The training samples (a copy the estimator owns); ``None`` if precomputed.
+    epsilon_ : float
+        The margin used (``epsilon``, or the value ``"auto"`` stands for).
+    gamma_ : float or None
+        The kernel coefficient used (``None`` for kernels without one).
     alpha_ : numpy.ndarray of shape (n_samples,)
         The multipliers of the margin constraints, ``0 <= alpha_i <= C``.
     beta_ : float
@@ -447,19 +654,26 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
     dual_objective_, primal_objective_ : float
         The two objective values at the returned point.
     duality_gap_ : float
-        ``(primal - dual) / max(1, |primal|)``: the duality gap relative to the primal
-        objective when ``|primal| >= 1`` and absolute below 1 (so that a tiny objective does
-        not inflate it). With a finite ``C`` the primal point is feasible by construction and
-        a small gap certifies optimality. With ``C=inf`` the primal objective ``||w||^2 / 2``
-        ignores margin violations, so the gap certifies only a feasible point: when
-        ``max_slack_`` exceeds ``1e-8 * max(1, epsilon)`` a warning is issued and
-        ``duality_gap_`` is ``inf``.
+        ``(P - D) / P``, the duality gap relative to the primal objective ``P`` (which is
+        at least ``1 / (2 ||x_+ - x_-||^2) > 0``), evaluated as
+        ``sum_i alpha_i max(r_i, 0) + (C - alpha_i) max(-r_i, 0)`` over the margin
+        residuals ``r_i = y_i f(x_i) - epsilon``, the nonnegative terms ``P - D`` is made of
+        at the dual feasible point (free of the cancellation between two objectives of size
+        ``C``). It is invariant under rescaling ``X`` (with ``C`` rescaled to match). With a
+        finite ``C`` the primal point is feasible by construction and
+        ``duality_gap_ <= gap_bound_`` certifies both objectives to that relative accuracy.
+        With ``C=inf`` the primal objective ``||w||^2 / 2`` ignores margin violations: when
+        ``max_slack_`` exceeds ``1e-8 * max(1, epsilon)`` the point is not feasible,
+        ``duality_gap_`` is ``inf`` and the fit warns.
+    gap_bound_ : float
+        ``max(tol, rounding level of the gap's evaluation)``: the bound ``duality_gap_`` was
+        certified against (a :class:`ktheory.svm.ConvergenceWarning` where it is not met).
     max_slack_ : float
         The largest margin violation ``max_i max(0, epsilon - y_i f(x_i))`` on the training set.
     kkt_violation_ : float
-        The final maximal KKT violation of the reduced dual.
+        The final maximal KKT violation of the reduced dual, in units of the functional margin.
     n_iter_ : int
-        SMO steps taken.
+        SMO steps taken (over all rounds).
 
     Examples
     --------
@@ -471,17 +685,19 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
     [0, 1]
     >>> np.round(clf.coef_, 6).tolist()   # the class-mean direction (x_+ - x_-) / ||x_+ - x_-||^2
     [[0.166667, 0.166667]]
-    >>> bool(clf.duality_gap_ < 1e-9)
+    >>> bool(clf.duality_gap_ <= clf.gap_bound_ == clf.tol)   # certified to tol = 1e-10
     True
+    >>> CentralSVC().fit(X, y).epsilon_    # epsilon="auto": half of the bound 1/2
+    0.25
     """
 
     def __init__(
         self,
         C: float = 1.0,
         *,
-        epsilon: float = 1.0,
+        epsilon: float | str = "auto",
         kernel: str | Callable[..., Any] = "linear",
-        gamma: float | None = None,
+        gamma: float | str = "scale",
         degree: int = 3,
         coef0: float = 0.0,
         tol: float = 1e-10,
@@ -505,7 +721,7 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         return tags
 
     # -- helpers --------------------------------------------------------------
-    def _check_params(self) -> tuple[float, float]:
+    def _check_params(self) -> tuple[float, float | None]:
         C = _check_C(self.C)
         eps = _check_epsilon(self.epsilon)
         check_positive(self.tol, "tol")
@@ -514,17 +730,19 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             raise TypeError(f"max_iter must be an integer >= 1, got {type(mi).__name__} {mi!r}")
         if mi < 1:
             raise ValueError(f"max_iter must be an integer >= 1, got {mi!r}")
-        check_kernel_params(self.kernel, self.gamma, self.degree, self.coef0, names=KERNEL_NAMES)
+        check_kernel_params(self.kernel, None, self.degree, self.coef0, names=KERNEL_NAMES)
+        check_gamma(self.gamma)
         return C, eps
 
-    def _kernel(self, A: np.ndarray, B: np.ndarray, what: str) -> np.ndarray:
-        """Gram block ``k(A, B)`` with this estimator's kernel settings."""
-        return kernel_block(self.kernel, A, B, what, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+    def _kernel(self, A: np.ndarray, B: np.ndarray, what: str, gamma: float | None) -> np.ndarray:
+        """Gram block ``k(A, B)`` with this estimator's kernel settings and coefficient ``gamma``."""
+        return kernel_block(self.kernel, A, B, what, gamma=gamma, degree=self.degree, coef0=self.coef0)
 
     # -- fit / predict -------------------------------------------------------
     @atomic_fit
     def fit(self, X: Any, y: Any) -> CentralSVC:
-        """Solve the CSVM dual exactly and recover ``w`` (through ``sample_coef_``), ``beta`` and ``b``.
+        """Solve the CSVM dual, certify the optimum and recover ``w`` (through ``sample_coef_``),
+        ``beta`` and ``b``.
 
         A fit that raises leaves the estimator as it was (a fitted estimator keeps its fit).
 
@@ -545,12 +763,20 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         ValueError
             For NaN/inf, wrong shapes, one class only, a non-symmetric or non-PSD
             precomputed Gram matrix, ``epsilon <= 0``, ``C <= 0``, coinciding class
-            centres, an infeasible hard margin (``C=inf``; the message gives the
-            largest feasible epsilon), or ``max_iter`` exhausted.
+            centres, or an infeasible hard margin (``C=inf``; the message gives the
+            largest feasible epsilon).
         TypeError
             For complex/string/sparse input and parameters of the wrong type.
+
+        Warns
+        -----
+        ktheory.svm.ConvergenceWarning
+            If the returned point is not certified (``duality_gap_ > gap_bound_``:
+            ``max_iter`` exhausted, or a violation at the rounding level of the
+            gradient that still leaves too large a gap), or, for ``C=inf``, violates
+            the hard margin.
         """
-        C, eps = self._check_params()
+        C, eps_param = self._check_params()
         Xa, ya, dtype = fit_data(self, X, y)
         classes, codes = class_labels(ya, estimator="CentralSVC", max_classes=2)
         s = _signs(codes)
@@ -560,6 +786,7 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 f"X has {n} samples; CentralSVC keeps dense (n, n) matrices and supports at most "
                 f"{MAX_SAMPLES}"
             )
+        gamma = None
         if self.kernel == "precomputed":
             if Xa.shape[1] != n:
                 raise ValueError(
@@ -568,7 +795,9 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 )
             K = _check_gram(Xa, "X (precomputed Gram matrix)", dtype)
         else:
-            K = self._kernel(Xa, Xa, "training data")
+            if isinstance(self.kernel, str) and self.kernel != "linear":
+                gamma = resolve_gamma(self.gamma, Xa)
+            K = self._kernel(Xa, Xa, "training data", gamma)
             if callable(self.kernel):
                 K = _check_gram(K, "the Gram matrix returned by the kernel callable")
             else:
@@ -576,49 +805,73 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         l, g, sq = _centre_terms(K, s)
         if np.isinf(C):
             eps_max = _lp_epsilon(K, s, g)
-            if eps > eps_max * (1 + 1e-9):
+            eps = eps_max / 2 if eps_param is None else eps_param
+            if eps_max <= 0 or eps > eps_max * (1 + 1e-9):
+                what = f"epsilon={self.epsilon!r}" if eps_param is not None else "every epsilon > 0"
                 raise ValueError(
-                    f"the hard-margin CSVM (C=inf) is infeasible for epsilon={eps!r}: the largest "
+                    f"the hard-margin CSVM (C=inf) is infeasible for {what}: the largest "
                     f"feasible epsilon for these data is {eps_max:.6g}"
                     + (" (the classes are not separable)" if eps_max <= 0 else "")
                     + "; use a finite C (soft margin) or a smaller epsilon"
                 )
+        else:
+            eps = AUTO_EPSILON if eps_param is None else eps_param
         v = s * g
         Kt = K - np.outer(g, g) / sq
         Qt = (s[:, None] * s[None, :]) * Kt
         p = eps - v / sq
-        alpha, G, it, viol = _smo(Qt, p, s, C, float(self.tol), int(self.max_iter))
-        alpha = _snap_to_bounds(alpha, C)
-        if viol > self.tol:
-            raise ValueError(
-                f"SMO did not reach tol={self.tol!r} in max_iter={self.max_iter} steps "
-                f"(KKT violation {viol:.3g}); raise max_iter or tol"
-            )
-        beta = (1.0 - v @ alpha) / sq
-        coef = (alpha + beta * l) * s
-        b = _bias(alpha, G, s, C)
-        # objectives
-        f_train = K @ coef + b
-        w2 = float(coef @ K @ coef)
-        dual = eps * float(alpha.sum()) + beta - 0.5 * w2
-        slack = np.maximum(0.0, eps - s * f_train)
-        primal = 0.5 * w2 + (C * float(slack.sum()) if np.isfinite(C) else 0.0)
-        max_slack = float(slack.max())
-        gap = float((primal - dual) / max(1.0, abs(primal)))
-        if np.isinf(C) and max_slack > 1e-8 * max(1.0, eps):
-            # an infeasible hard-margin point: the objective gap proves nothing
-            gap = float("inf")
+        tol, max_iter = float(self.tol), int(self.max_iter)
+        hard_slack = 1e-8 * max(1.0, eps)
+        # SMO to a KKT violation `target`, then the certificate; while the gap exceeds its
+        # bound, a face step and a hundred times smaller violation (down to its rounding level)
+        target, alpha, n_iter, faced_at_floor = tol, None, 0, False
+        for _ in range(_MAX_ROUNDS + 1):
+            alpha, G, steps, viol, floor = _smo(Qt, p, s, C, target, max_iter - n_iter, alpha)
+            n_iter += steps
+            alpha = _snap_to_bounds(alpha, C)
+            cert = _certificate(K, l, v, sq, s, C, eps, alpha, G)
+            infeasible = bool(np.isinf(C) and cert["max_slack"] > hard_slack)
+            gap = float("inf") if infeasible else cert["gap"]
+            bound = max(tol, cert["floor"])
+            at_floor = target <= floor
+            if gap <= bound or n_iter >= max_iter or (at_floor and faced_at_floor):
+                break
+            # the free multipliers to their face's minimiser (exact margins on the free set:
+            # what a gap of C times their residuals needs when C is large), then SMO on
+            G = _face_phase(Qt, s, C, alpha, G, _FACE_MAX)
+            faced_at_floor = at_floor
+            target = max(floor, target * 1e-2)
+        if not gap <= bound:
+            if infeasible:
+                what = (
+                    f"the hard-margin (C=inf) solution violates the margin constraints by up to "
+                    f"{cert['max_slack']:.3g}: it is not a feasible point, and duality_gap_ is set "
+                    "to inf (no optimality certificate)"
+                )
+            else:
+                what = (
+                    f"the relative duality gap {gap:.3g} exceeds its bound gap_bound_ = {bound:.3g} "
+                    f"(tol={self.tol!r})"
+                )
+            if n_iter >= max_iter:
+                why = f"max_iter={self.max_iter} SMO steps exhausted"
+            elif at_floor:
+                why = "the KKT violation reached the rounding level of the gradient"
+            else:  # pragma: no cover - each round lowers the violation a hundredfold
+                why = f"{_MAX_ROUNDS} rounds of a smaller KKT violation did not suffice"
             warnings.warn(
-                f"the hard-margin (C=inf) solution violates the margin constraints by up to "
-                f"{max_slack:.3g}: it is not a feasible point, and duality_gap_ is set to inf "
-                f"(no optimality certificate); lower tol (now {self.tol!r})",
-                RuntimeWarning,
+                f"CentralSVC did not certify its solution: {what}; {why} (KKT violation "
+                f"{viol:.3g}); raise max_iter or tol",
+                ConvergenceWarning,
                 stacklevel=3,
             )
+        coef, b = cert["coef"], cert["b"]
         self.classes_ = classes
         self.X_fit_ = owned(Xa, X) if self.kernel != "precomputed" else None
+        self.epsilon_ = float(eps)
+        self.gamma_ = gamma
         self.alpha_ = alpha
-        self.beta_ = float(beta)
+        self.beta_ = float(cert["beta"])
         self.support_ = np.flatnonzero(alpha > 0)
         self.dual_coef_ = (alpha * s)[self.support_].reshape(1, -1)
         self.sample_coef_ = coef
@@ -628,12 +881,13 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             self.coef_ = (coef @ Xa).reshape(1, -1)
         else:
             self.__dict__.pop("coef_", None)  # a refit with another kernel has no w to show
-        self.dual_objective_ = float(dual)
-        self.primal_objective_ = float(primal)
-        self.duality_gap_ = gap
-        self.max_slack_ = max_slack
-        self.kkt_violation_ = viol
-        self.n_iter_ = it
+        self.dual_objective_ = float(cert["dual"])
+        self.primal_objective_ = float(cert["primal"])
+        self.duality_gap_ = float(gap)
+        self.gap_bound_ = float(bound)
+        self.max_slack_ = float(cert["max_slack"])
+        self.kkt_violation_ = float(viol)
+        self.n_iter_ = int(n_iter)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -661,7 +915,8 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             precomputed) than in :meth:`fit`.
         """
         Xa, _ = predict_data(self, X, fitted="sample_coef_")
-        Kt = Xa if self.kernel == "precomputed" else self._kernel(Xa, self.X_fit_, "test data")
+        Kt = (Xa if self.kernel == "precomputed"
+              else self._kernel(Xa, self.X_fit_, "test data", self.gamma_))
         return Kt @ self.sample_coef_ + self.intercept_[0]
 
     def predict(self, X: Any) -> np.ndarray:
@@ -682,7 +937,8 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
 
 
 def shortcut_weights(
-    X: Any, y: Any, lam: float, *, C: float = 1.0, epsilon: float = 1.0, svm_C: float | None = None
+    X: Any, y: Any, lam: float, *, C: float = 1.0, epsilon: float | str = "auto",
+    svm_C: float | None = None,
 ) -> tuple[np.ndarray, float]:
     """The seed's *shortcut* ``w = (1 - lam) w_SVM + lam (x_+ - x_-)`` (linear kernel only).
 
@@ -706,8 +962,9 @@ def shortcut_weights(
         ``lam`` is accepted (``lam < 0`` moves *away* from the class-mean direction).
     C : float, default=1.0
         The CSVM penalty of the slacks (finite), used to choose ``b``.
-    epsilon : float, default=1.0
-        The CSVM margin, used to choose ``b``.
+    epsilon : "auto" or float, default="auto"
+        The CSVM margin, used to choose ``b``; ``"auto"`` is ``1/4``, as for
+        :class:`CentralSVC` with a finite ``C``.
     svm_C : float or None, default=None
         Penalty of the SVM part; ``None`` means ``C / epsilon``.
 
@@ -745,6 +1002,7 @@ def shortcut_weights(
     if not np.isfinite(Cv):
         raise ValueError("C must be finite for the shortcut (the SVM part needs a finite penalty)")
     eps = _check_epsilon(epsilon)
+    eps = AUTO_EPSILON if eps is None else eps
     Cs = Cv / eps if svm_C is None else _check_C(svm_C)
     if not np.isfinite(Cs):
         raise ValueError(f"svm_C must be finite, got {svm_C!r}")

@@ -25,21 +25,73 @@ the generalised symmetric eigenproblem ``M alpha = lambda (N + mu I) alpha``
 (at most ``c - 1`` non-zero eigenvalues); for two classes the solution is
 ``alpha ∝ (N + mu I)^{-1} (m_1 - m_0)``.
 
-Implementation. ``N = (K C)(K C)'`` is formed with one BLAS ``syrk`` from the
-within-class centred Gram matrix (centred in place, row block by row block),
-so a fit holds two ``n x n`` arrays at its peak (the Gram matrix is freed once
-``N`` is formed; a precomputed Gram matrix passed by the caller is not counted)
-and no ``n x n x c`` temporary. ``N + mu I = R' R`` is Cholesky-factorised, and since
-``M = G G'`` with ``G`` of ``c`` columns, the generalised problem reduces
-exactly to the ``c x c`` symmetric problem ``(H' H) v = lambda v`` with
-``H = R^{-T} G``, solved by :func:`scipy.linalg.eigh`; then
-``alpha = R^{-1} H v / sqrt(lambda)``. The eigenvectors are normalised as
-``scipy.linalg.eigh(M, N + mu I)`` normalises them:
-``alpha' (N + mu I) alpha = 1``. With ``mu = 0`` the problem is solved on
-the range of ``N`` (the pseudo-inverse solution, a convention: the
-unregularised quotient is unbounded when the class means have a component in
-the null space of ``N``), whitened by an in-place eigendecomposition of ``N``
-(again two ``n x n`` arrays at the peak: ``N`` and its eigenvectors).
+Units of ``mu``. ``N`` carries the units of ``K^2`` (``x^4`` for the linear
+kernel), so an absolute ``mu`` makes the direction depend on the units of the
+data, while LDA, the linear-kernel limit, does not. The estimator's ``mu`` is
+therefore *relative*: the ridge added to ``N`` is ``mu * trace(N) / n``, ``mu``
+times the mean diagonal entry (the mean eigenvalue) of ``N`` (stored as
+``ridge_``). It scales with ``N``, so multiplying the kernel by ``s > 0``
+changes nothing but the scale of ``alpha``; it is the normalisation of
+scikit-learn's shrinkage in ``LinearDiscriminantAnalysis`` (the Ledoit-Wolf
+target ``trace(S) / d``); it costs one pass over ``K C``, which the fit forms
+anyway (the largest eigenvalue would need an iterative solver); and it depends
+continuously on the data (a largest eigenvalue can jump between eigenvectors).
+When ``N = 0`` (no class has any spread) the ridge is ``mu * trace(M) / n``
+instead, which only fixes the normalisation: every ridge then gives the same
+directions.
+
+Implementation. Forming ``N = F F'`` from the factor ``F = K C`` (``C`` is a
+projection) squares the condition number: on the raw breast-cancer data with
+the linear kernel ``F`` has condition about ``8e11`` on its range and ``N``
+about ``6e23``, beyond float64, and the LDA direction is lost in the computed
+``N``. The fit therefore forms ``N`` only where that loses nothing, and works
+with ``F`` otherwise. ``F`` is the Gram matrix centred within the classes in
+place, row block by row block; since ``M = G G'`` with ``G`` of ``c`` columns
+``sqrt(n_c) (m_c - m)``, the generalised problem is whitened by a triangular
+factor and reduces exactly to the ``c x c`` symmetric problem
+``(H' H) v = lambda v``, solved by :func:`scipy.linalg.eigh`:
+
+* ``mu > 0``: a triangular ``R_mu`` with ``N + ridge I = R_mu' R_mu``;
+  ``H = R_mu^{-T} G`` and ``alpha = R_mu^{-1} H v / sqrt(lambda)``, normalised
+  as ``scipy.linalg.eigh(M, N + ridge I)`` normalises its eigenvectors,
+  ``alpha' (N + ridge I) alpha = 1``. When ``eps (1 + n / mu) <= 1e-8``, a bound
+  on ``eps cond(N + ridge I)`` (the largest eigenvalue of ``N`` is at most
+  ``trace N = n ridge / mu``), the Cholesky factorisation of the formed
+  ``N + ridge I`` is accurate to that level and is used (``N`` by one BLAS
+  ``syrk``); this covers the default ``mu = 1e-3`` up to ``n = 45 000`` (unless
+  ``trace N`` is within ``1e300`` of float64's limits).
+  Otherwise (small ``mu``) ``N`` is never formed: the QR factorisation
+  ``F' = Q R`` in place (LAPACK ``geqrf``; ``N = R' R``, ``Q`` is never
+  formed), then ``R_mu`` as the QR factorisation of the stacked
+  ``[R; sqrt(ridge) I]`` (LAPACK ``tpqrt``), the route of ridge least squares
+  that never forms normal equations.
+* ``mu = 0``: the problem is solved on the numerical range of ``N`` (the
+  pseudo-inverse solution, a convention: the unregularised quotient is
+  unbounded when the class means have a component in the null space of ``N``).
+  The range is found by the rank-revealing QR factorisation with column
+  pivoting ``F' P = Q R`` (LAPACK ``geqp3``, as in the least-squares driver
+  ``gelsy``), truncated to the ``r`` rows with ``|R_kk| > n eps |R_11|`` (the
+  rank tolerance of :func:`numpy.linalg.matrix_rank`); with ``B = P R_1'``
+  (``n x r``, ``N = B B'`` up to the discarded rows) and ``B = P Q_2 T`` its
+  QR factorisation, ``W = P Q_2 T^{-T}`` satisfies ``W W' = N^+`` and
+  ``W' N W = I``; ``H = W' G`` and ``alpha = W H v / sqrt(lambda)``.
+
+A fit holds two ``n x n`` arrays at its peak (``F`` and ``N``, ``F`` and
+``sqrt(ridge) I``, or ``F`` and ``R_1'``; a precomputed Gram matrix passed by
+the caller is not counted) and no ``n x n x c`` temporary.
+
+Classification. ``predict`` applies, by default (``threshold="prior"``), the
+LDA rule to the projected training data: class-conditional Gaussians with the
+class means ``means_``, the pooled within-class covariance ``covariance_`` of
+the projections and the class frequencies ``priors_`` as priors. For two
+classes this is a threshold on ``h(x)``: with projected means ``m_0 < m_1``,
+within-class variance ``s^2`` and priors ``pi_0, pi_1``, comparing
+``log pi_c - (h - m_c)^2 / (2 s^2)`` gives
+
+``h > (m_0 + m_1) / 2 + s^2 log(pi_0 / pi_1) / (m_1 - m_0)``,
+
+the midpoint moved away from the more frequent class. ``threshold="midpoint"``
+keeps the midpoint (more classes: the nearest projected mean).
 
 :class:`KernelFisherDiscriminant` is a scikit-learn classifier and transformer
 (``KTheoryClassifierMixin`` and ``TransformerMixin`` on
@@ -59,9 +111,11 @@ from typing import Any
 import numpy as np
 import scipy.linalg as sla
 from scipy.linalg import blas as _blas
+from scipy.linalg import lapack as _lapack
 from sklearn.base import TransformerMixin
 
 from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
+from ._kernel_setup import check_gamma, resolve_gamma
 from ._validation import (
     check_square_matrix,
     check_symmetric,
@@ -78,9 +132,16 @@ __all__ = ["KernelFisherDiscriminant", "fisher_matrices"]
 #: refused before anything is allocated.
 MAX_SAMPLES = 40_000
 
-_NAMED_KERNELS = ("linear", "poly", "polynomial", "rbf", "gaussian", "laplacian", "sigmoid")
+_NAMED_KERNELS = ("linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid")
+_THRESHOLDS = ("prior", "midpoint")
 _ROW_BLOCK = 1 << 20  # values per row block when centring in place (8 MiB)
 _EIG_RTOL = 1e-10  # eigenvalues of M at most this times the largest are treated as zero
+_COV_RTOL = 1e-12  # a projected covariance with an eigenvalue below this times the largest is singular
+_TPQRT_BLOCK = 64  # block size of LAPACK tpqrt
+#: The Cholesky factorisation of the formed N + ridge I is used when eps (1 + n / mu), a bound
+#: on eps cond(N + ridge I) (the largest eigenvalue of N is at most trace N), is at most this:
+#: forming N then loses nothing that matters at this accuracy; otherwise QR of K C.
+_CHOLESKY_RTOL = 1e-8
 
 
 # ---------------------------------------------------------------------------
@@ -111,6 +172,45 @@ def _check_scale(K: np.ndarray, name: str) -> None:
             f"{name} has entries up to {big:.3g}: N = K C K would overflow float64 "
             f"(limit about {limit:.3g} for n = {n}); rescale the kernel"
         )
+
+
+def _check_fit_scale(K: np.ndarray) -> float:
+    """``max|K|``, refusing a Gram matrix whose factor ``K C`` and its QR factorisation
+    (column norms up to ``2 sqrt(n) max|K|``) would overflow float64: the limit is
+    ``max|K| <= max_float / (4 n)``. (The fit forms ``N = K C K`` only when ``trace N`` is
+    far inside float64's range; otherwise it takes the QR route, which does not form it.)"""
+    n = K.shape[0]
+    big = _max_abs(K)
+    limit = np.finfo(np.float64).max / (4.0 * max(n, 1))
+    if big > limit:
+        raise ValueError(
+            f"the training Gram matrix has entries up to {big:.3g}: its within-class centred "
+            f"factor K C would overflow float64 (limit about {limit:.3g} for n = {n}); rescale "
+            "the kernel"
+        )
+    return big
+
+
+def _max_abs(A: np.ndarray) -> float:
+    """``max|A|`` of a C-ordered 2-D array, row block by row block (no ``|A|`` temporary)."""
+    if A.size == 0:
+        return 0.0
+    rows = max(1, _ROW_BLOCK // max(A.shape[1], 1))
+    return max(float(np.max(np.abs(A[r0:r0 + rows]))) for r0 in range(0, A.shape[0], rows))
+
+
+def _frobenius(A: np.ndarray) -> float:
+    """``||A||_F`` without overflow or underflow (scaled by ``max|A|``), row block by row
+    block."""
+    big = _max_abs(A)
+    if big == 0.0:
+        return 0.0
+    rows = max(1, _ROW_BLOCK // max(A.shape[1], 1))
+    ss = 0.0
+    for r0 in range(0, A.shape[0], rows):
+        blk = A[r0:r0 + rows] / big
+        ss += float(np.einsum("ij,ij->", blk, blk))
+    return big * np.sqrt(ss)
 
 
 # ---------------------------------------------------------------------------
@@ -184,19 +284,37 @@ def fisher_matrices(K: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
 class KernelFisherDiscriminant(KTheoryClassifierMixin, TransformerMixin, KTheoryEstimator):
     """Kernel Fisher discriminant: projection onto at most ``c - 1`` directions and classification.
 
-    Maximises ``alpha' M alpha / alpha' (N + mu I) alpha`` (see the module
+    Maximises ``alpha' M alpha / alpha' (N + ridge I) alpha`` (see the module
     docstring for ``M`` and ``N``) by the generalised symmetric eigenproblem
-    ``M alpha = lambda (N + mu I) alpha``. The projection of ``x`` on
-    direction ``j`` is ``h_j(x) = sum_i alphas_[i, j] k(x_i, x)``; ``predict``
-    returns the class whose projected mean is nearest (Euclidean distance in
-    the projected space, where the eigenvector normalisation makes the
-    regularised within-class scatter the identity). For two classes the
-    nearest-mean rule is the threshold rule ``decision_function(x) > 0``
-    with the threshold halfway between the two projected class means.
+    ``M alpha = lambda (N + ridge I) alpha``, where ``ridge = mu * trace(N) / n``
+    is relative to the scale of ``N``. The projection of ``x`` on direction
+    ``j`` is ``h_j(x) = sum_i alphas_[i, j] k(x_i, x)``. ``predict`` applies the
+    LDA rule to the projection (``threshold="prior"``, the default): the
+    projected classes are modelled as Gaussians with means ``means_``, the
+    common covariance ``covariance_`` and the class frequencies ``priors_`` as
+    priors. For two classes that is the threshold rule
+    ``decision_function(x) > 0`` with
+
+    ``threshold_ = (m_0 + m_1) / 2 + s^2 log(pi_0 / pi_1) / (m_1 - m_0)``
+
+    (``m_c`` the projected class means, ``s^2`` the within-class variance of
+    the projected training data, ``pi_c = n_c / n``): the midpoint, moved
+    towards the rarer class by the log prior ratio measured in units of the
+    spread, which is LDA's (and scikit-learn's
+    ``LinearDiscriminantAnalysis(solver="eigen")``'s) rule on the projection.
+    ``threshold="midpoint"`` ignores the priors: the midpoint of the projected
+    means, and for more classes the nearest projected mean (Euclidean distance
+    in the projected space, where the eigenvector normalisation makes the
+    regularised within-class scatter the identity).
+
+    Multiplying the data (or, for ``kernel="precomputed"``, the Gram matrix) by
+    a constant changes neither the directions nor the predictions with the
+    linear kernel, or with the RBF kernel and ``gamma`` divided by the square
+    of the constant (``gamma="scale"`` does that by itself).
 
     Parameters
     ----------
-    kernel : {"linear", "poly", "rbf", "gaussian", "laplacian", "sigmoid", "precomputed"} \
+    kernel : {"linear", "poly", "rbf", "laplacian", "sigmoid", "precomputed"} \
 or callable, default "rbf"
         A name (scikit-learn's parametrisation, see
         :func:`ktheory.kernels.make_kernel`), a callable ``k(X, Y)`` returning
@@ -205,23 +323,35 @@ or callable, default "rbf"
         ``predict`` the ``(n_test, n)`` matrix of kernel values against the
         training samples.
     mu : float, default 1e-3
-        Regularisation ``mu >= 0`` added to ``N`` (Mika et al. 1999). ``N`` is
-        singular (rank at most ``n - c``). ``mu = 0`` solves the problem on the
-        range of ``N`` (the pseudo-inverse solution): a convention, not the
-        limit ``mu -> 0``, which turns towards the null space of ``N`` where
-        the quotient is infinite and the class labels are interpolated.
+        Relative regularisation ``mu >= 0``: ``ridge_ = mu * trace(N) / n``
+        (``mu`` times the mean eigenvalue of ``N``) is added to ``N``
+        (Mika et al. 1999), so the result does not depend on the units of
+        the data. ``N`` is singular (rank at most ``n - c``). ``mu = 0``
+        solves the problem on the numerical range of ``N`` (the
+        pseudo-inverse solution): a convention, not the limit ``mu -> 0``,
+        which turns towards the null space of ``N`` where the quotient is
+        infinite and the class labels are interpolated.
     n_components : int, optional
         Number of discriminant directions, ``1 <= n_components <= c - 1``;
         default ``c - 1``.
-    gamma : float, optional
-        Coefficient of ``poly``, ``rbf``, ``laplacian``, ``sigmoid``; default
-        ``1 / n_features``.
+    threshold : {"prior", "midpoint"}, default "prior"
+        The classification rule on the projection: ``"prior"`` is LDA's rule
+        with the class frequencies as priors (two classes: the threshold
+        above); ``"midpoint"`` the midpoint of the two projected class means
+        (several classes: the nearest projected mean), which ignores the
+        class sizes. Only ``predict``, ``decision_function`` and ``score``
+        depend on it.
+    gamma : {"scale", "auto"} or float, default "scale"
+        Coefficient of ``poly``, ``rbf``, ``laplacian``, ``sigmoid``, as in
+        scikit-learn's ``SVC``: ``"scale"`` is ``1 / (n_features * X.var())``
+        (the variance of all entries of the training ``X``), ``"auto"`` is
+        ``1 / n_features``, a number is used as it is. ``rbf`` is
+        ``exp(-gamma ||x - z||^2)``, i.e. ``gamma = 1 / (2 sigma^2)`` for the
+        Gaussian of width ``sigma``.
     degree : int, default 3
         Degree of ``poly``.
     coef0 : float, default 0.0
         Constant of ``poly`` and ``sigmoid``.
-    sigma : float, optional
-        Width of ``gaussian``.
 
     Attributes
     ----------
@@ -229,21 +359,32 @@ or callable, default "rbf"
         Sorted class labels.
     alphas_ : numpy.ndarray of shape (n_train, n_components)
         Expansion coefficients of the directions, ordered by decreasing
-        eigenvalue and normalised to ``alpha' (N + mu I) alpha = 1``; the sign
-        of each column makes the largest-magnitude centred projected class
-        mean (projected class mean minus the projected overall mean) positive
-        (for two classes: class ``classes_[1]`` projects above
-        ``classes_[0]``). Directions whose eigenvalue is at most
-        ``1e-10`` times the largest are dropped with a warning (they are
-        arbitrary vectors of the null space of ``M``: ``rank M < n_components``,
-        e.g. three classes and a linear kernel on 1-D data), so there can be
+        eigenvalue and normalised to ``alpha' (N + ridge_ I) alpha = 1``; the
+        sign of each column makes the largest-magnitude centred projected
+        class mean (projected class mean minus the projected overall mean)
+        positive (for two classes: class ``classes_[1]`` projects above
+        ``classes_[0]``). Directions whose eigenvalue is at most ``1e-10``
+        times the largest are dropped with a warning (they are arbitrary
+        vectors of the null space of ``M``: ``rank M < n_components``, e.g.
+        three classes and a linear kernel on 1-D data), so there can be
         fewer columns than ``n_components``.
     eigenvalues_ : numpy.ndarray of shape (n_components,)
-        The regularised Rayleigh quotients ``alpha' M alpha / alpha' (N + mu I) alpha``.
+        The regularised Rayleigh quotients ``alpha' M alpha / alpha' (N + ridge_ I) alpha``.
+    ridge_ : float
+        The absolute regularisation ``mu * trace(N) / n`` added to ``N``
+        (``mu * trace(M) / n`` if ``N = 0``; 0 for ``mu = 0``).
     means_ : numpy.ndarray of shape (c, n_components)
         Projected class means.
+    priors_ : numpy.ndarray of shape (c,)
+        Class frequencies ``n_c / n``, the priors of ``threshold="prior"``.
+    covariance_ : numpy.ndarray of shape (n_components, n_components)
+        Pooled within-class covariance of the projected training data,
+        ``alphas_' N alphas_ / n`` (maximum likelihood: divided by ``n``, as
+        ``LinearDiscriminantAnalysis(solver="eigen")``).
     threshold_ : float
-        Two classes only: the midpoint of the two projected class means.
+        Two classes only: the threshold of ``decision_function`` (see
+        ``threshold``; the midpoint when the projected classes have no
+        spread, ``s^2 = 0``).
     X_fit_ : numpy.ndarray of shape (n_train, n_features)
         Training inputs (an empty ``(0, 0)`` array for ``"precomputed"``).
     n_features_in_ : int
@@ -262,6 +403,9 @@ or callable, default "rbf"
     (60, 1)
     >>> float(kfd.score(X, y))
     1.0
+    >>> k1000 = KernelFisherDiscriminant(kernel="rbf").fit(1000 * X, y)  # gamma="scale"
+    >>> bool(np.all(k1000.predict(1000 * X) == KernelFisherDiscriminant().fit(X, y).predict(X)))
+    True
     """
 
     def __init__(
@@ -270,18 +414,18 @@ or callable, default "rbf"
         *,
         mu: float = 1e-3,
         n_components: int | None = None,
-        gamma: float | None = None,
+        threshold: str = "prior",
+        gamma: str | float = "scale",
         degree: int = 3,
         coef0: float = 0.0,
-        sigma: float | None = None,
     ) -> None:
         self.kernel = kernel
         self.mu = mu
         self.n_components = n_components
+        self.threshold = threshold
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
-        self.sigma = sigma
 
     # -- scikit-learn plumbing ------------------------------------------------
 
@@ -305,7 +449,10 @@ or callable, default "rbf"
             raise TypeError(f"mu must be a real number >= 0, got {type(mu).__name__} {mu!r}")
         mu = float(mu)
         if not np.isfinite(mu) or mu < 0:
-            raise ValueError(f"mu must be a finite number >= 0 (the regularisation of N), got {mu!r}")
+            raise ValueError(
+                f"mu must be a finite number >= 0 (the regularisation of N relative to its mean "
+                f"eigenvalue), got {mu!r}"
+            )
         nc = self.n_components
         if nc is None:
             ncomp = n_classes - 1
@@ -320,12 +467,9 @@ or callable, default "rbf"
                     f"(M has rank at most c - 1); got {nc}"
                 )
             ncomp = int(nc)
-        if self.gamma is not None:
-            g = self.gamma
-            if isinstance(g, bool) or not isinstance(g, numbers.Real):
-                raise TypeError(f"gamma must be a positive number or None, got {type(g).__name__} {g!r}")
-            if not (np.isfinite(g) and g > 0):
-                raise ValueError(f"gamma must be a finite number > 0, got {g!r}")
+        if not (isinstance(self.threshold, str) and self.threshold in _THRESHOLDS):
+            raise ValueError(f"threshold must be one of {_THRESHOLDS}, got {self.threshold!r}")
+        check_gamma(self.gamma)  # scikit-learn's SVC vocabulary: "scale", "auto" or a number > 0
         if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
             raise TypeError(f"degree must be an integer, got {type(self.degree).__name__} {self.degree!r}")
         if self.degree < 1:
@@ -333,21 +477,14 @@ or callable, default "rbf"
         c0 = self.coef0
         if isinstance(c0, bool) or not isinstance(c0, numbers.Real) or not np.isfinite(c0):
             raise TypeError(f"coef0 must be a finite real number, got {self.coef0!r}")
-        if self.sigma is not None:
-            s = self.sigma
-            if isinstance(s, bool) or not isinstance(s, numbers.Real):
-                raise TypeError(f"sigma must be a positive number or None, got {type(s).__name__} {s!r}")
-            if not (np.isfinite(s) and s > 0):
-                raise ValueError(f"sigma must be a finite number > 0, got {s!r}")
         return mu, ncomp
 
     def _gram(self, A: np.ndarray, B: np.ndarray | None) -> np.ndarray:
-        """Kernel block k(A, B) (B None: the symmetric training Gram matrix)."""
+        """Kernel block k(A, B) (B None: the symmetric training Gram matrix), with the
+        coefficient ``_gamma_`` resolved by ``fit``."""
         from . import kernels as kk
 
         k = self.kernel
-        d = A.shape[1]
-        g = float(self.gamma) if self.gamma is not None else 1.0 / d
         if callable(k):
             G = np.asarray(k(A, A if B is None else B), dtype=np.float64)
             m = A.shape[0] if B is None else B.shape[0]
@@ -358,6 +495,7 @@ or callable, default "rbf"
             if B is None:
                 check_symmetric(G, "the Gram matrix returned by the kernel callable")
             return G
+        g = self._gamma_
         if k == "linear":
             func, params = kk.linear_kernel, {}
         elif k in ("poly", "polynomial"):
@@ -365,8 +503,6 @@ or callable, default "rbf"
             params = {"degree": int(self.degree), "gamma": g, "coef0": float(self.coef0)}
         elif k == "rbf":
             func, params = kk.rbf_kernel, {"gamma": g}
-        elif k == "gaussian":
-            func, params = kk.gaussian_kernel, {"sigma": 1.0 if self.sigma is None else float(self.sigma)}
         elif k == "sigmoid":
             func, params = kk.sigmoid_kernel, {"gamma": g, "coef0": float(self.coef0)}
         else:  # laplacian, scikit-learn's parametrisation exp(-gamma ||x - z||_1)
@@ -405,11 +541,11 @@ or callable, default "rbf"
         ------
         ValueError
             NaN/inf, wrong shapes, fewer than two classes, ``mu < 0``,
-            ``n_components`` outside ``1 .. c - 1``, a non-square or
-            non-symmetric precomputed Gram matrix, more than
-            ``MAX_SAMPLES`` samples, identical class means in feature space
-            (``M = 0``), a kernel that overflows. The estimator is then left
-            as it was before the call (also on a refit).
+            ``n_components`` outside ``1 .. c - 1``, an unknown ``threshold``
+            or ``gamma`` string, a non-square or non-symmetric precomputed
+            Gram matrix, more than ``MAX_SAMPLES`` samples, identical class
+            means in feature space (``M = 0``), a kernel that overflows. The
+            estimator is then left as it was before the call (also on a refit).
         TypeError
             Complex, non-numeric or sparse input; parameters of the wrong type.
         """
@@ -428,6 +564,8 @@ or callable, default "rbf"
                 f"n_samples = {n} exceeds MAX_SAMPLES = {MAX_SAMPLES}: a fit holds two n x n float64 "
                 f"arrays ({16 * n * n / 1e9:.0f} GB); subsample or use a low-rank approximation"
             )
+        uses_gamma = not (precomputed or callable(self.kernel) or self.kernel == "linear")
+        self._gamma_ = resolve_gamma(self.gamma, Xa) if uses_gamma else None
         if precomputed:
             # the tolerance of the input's own precision (float16 too, which validation widens)
             check_symmetric(Xa, "X (precomputed Gram matrix)", dtype=floating_dtype(X))
@@ -436,23 +574,52 @@ or callable, default "rbf"
         else:
             X_fit = Xa.copy()  # never a view of the caller's array
             K = self._gram(X_fit, None)
-        _check_scale(K, "the training Gram matrix")
+        big = _check_fit_scale(K)
         holder = [K]
-        del K  # _solve holds the only reference and frees K once N is formed
-        alphas, means, lam = self._solve(holder, codes, len(classes), mu, ncomp)
+        del K  # _solve holds the only reference and frees K once it is factorised
+        alphas, means, lam, ridge, cov = self._solve(holder, codes, len(classes), mu, ncomp, big)
         self.X_fit_ = X_fit
         self.classes_ = classes
         self.alphas_, self.means_, self.eigenvalues_ = alphas, means, lam
-        if len(classes) == 2:
-            self.threshold_ = float(0.5 * (means[0, 0] + means[1, 0]))
-        else:
-            self.__dict__.pop("threshold_", None)  # a two-class fit's threshold does not apply
+        self.ridge_ = ridge
+        self.priors_ = np.bincount(codes, minlength=len(classes)) / n
+        self.covariance_ = cov
+        self._set_rule(self.threshold)
         return self
 
+    def _set_rule(self, rule: str) -> None:
+        """The classification rule on the projection: ``threshold_`` (two classes) or the
+        quadratic form and offsets of the class scores (``_precision_``, ``_log_priors_``)."""
+        means, cov, priors = self.means_, self.covariance_, self.priors_
+        k = means.shape[1]
+        ev = np.linalg.eigvalsh(cov) if k else np.zeros(0)
+        # no within-class spread along some projected direction: priors cannot be weighed
+        # against distances (the limit of the prior rule as the spread vanishes is the midpoint)
+        singular = not (ev.size and ev[-1] > 0 and ev[0] > _COV_RTOL * ev[-1])
+        prior = rule == "prior" and not singular
+        if len(self.classes_) == 2:
+            m0, m1 = float(means[0, 0]), float(means[1, 0])
+            t = 0.5 * (m0 + m1)
+            if prior and m1 > m0:
+                t += float(cov[0, 0]) * float(np.log(priors[0] / priors[1])) / (m1 - m0)
+            self.threshold_ = t
+            self.__dict__.pop("_precision_", None)
+            self.__dict__.pop("_log_priors_", None)
+            return
+        self.__dict__.pop("threshold_", None)  # a two-class fit's threshold does not apply
+        if prior:
+            P = np.linalg.inv(cov)
+            self._precision_ = 0.5 * (P + P.T)
+            self._log_priors_ = np.log(priors)
+        else:
+            self._precision_ = np.eye(k)
+            self._log_priors_ = np.zeros(len(self.classes_))
+
     def _solve(self, holder: list[np.ndarray], codes: np.ndarray, c: int, mu: float,
-               ncomp: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(alphas, projected class means, eigenvalues)`` from the Gram matrix in ``holder``,
-        which is emptied (the caller's reference is the only other one, and it deletes it)."""
+               ncomp: int, scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, np.ndarray]:
+        """``(alphas, projected class means, eigenvalues, ridge, projected covariance)`` from
+        the Gram matrix in ``holder``, which is emptied (the caller's reference is the only
+        other one, and it deletes it); ``scale`` is ``max|K|``."""
         K = holder.pop()  # the only reference: ``del K`` below frees the Gram matrix
         n = K.shape[0]
         counts = np.bincount(codes, minlength=c).astype(np.float64)
@@ -461,52 +628,99 @@ or callable, default "rbf"
         means = K @ L  # (n, c): column c is the kernel class mean m_c = K l_c / n_c
         overall = means @ (counts / n)  # m = K 1 / n
         G = (means - overall[:, None]) * np.sqrt(counts)  # M = G G'
-        scale = max(float(np.max(np.abs(K))), 1e-300)
+        scale = max(scale, 1e-300)
         if float(np.max(np.abs(G))) <= 1e-12 * scale * np.sqrt(n):
             raise ValueError(
                 "the class means coincide in feature space (M = 0): the kernel does not separate "
                 "the classes at all (e.g. a constant kernel matrix); check the kernel and its parameters"
             )
-        # K C: subtract from each column j the class-mean column of its class, row block by row block
+        # F = K C: subtract from each column j the class-mean column of its class, row block by
+        # row block. K is symmetric and C-ordered, so its memory read in Fortran order (K.T) is F'
         rows = max(1, _ROW_BLOCK // n)
         for r0 in range(0, n, rows):
             r1 = min(r0 + rows, n)
             K[r0:r1] -= means[r0:r1][:, codes]
-        # N = (K C)(K C)' by syrk: the upper triangle of a Fortran-ordered n x n array
-        N = _blas.dsyrk(1.0, K.T, trans=1, lower=0)  # K.T is Fortran-ordered: no copy
-        del K  # freed here (the fit passed its only reference): at most two n x n arrays live
-        ridge = mu if mu > 0 else 0.0
-        idx = np.arange(n)
-        if ridge > 0:
-            N[idx, idx] += ridge
-            try:
-                R, _ = sla.cho_factor(N, lower=False, overwrite_a=True, check_finite=False)
-            except np.linalg.LinAlgError:
-                # N is PSD, but its rounding errors are of order eps * ||N||: a smaller mu cannot fix them
-                raise ValueError(
-                    f"N + mu I is numerically singular: mu = {mu:g} is below the rounding level of N "
-                    f"(about eps * max|N|); increase mu, or standardise the features so that N is "
-                    "better conditioned"
-                ) from None
-            H = sla.solve_triangular(R, G, trans="T", lower=False, check_finite=False)
+        Ft = K.T  # F' = C K, Fortran-ordered: LAPACK factorises it in place
+        del K
+        size_N = _frobenius(Ft.T)  # sqrt(trace N) = ||F||_F
+        if mu > 0:
+            # ridge = mu trace(N) / n (mu trace(M) / n when N = 0); its square root never overflows
+            root = np.sqrt(mu) * (size_N if size_N > 0 else _frobenius(G)) / np.sqrt(n)
+            with np.errstate(over="ignore"):  # only for an absurd mu: then ridge_ is inf
+                ridge = root * root
+            Rmu = None
+            # trace N = size_N^2 bounds every |N_ij|: N and the ridge well inside float64's range
+            in_range = 1e-125 < size_N < 1e150 and ridge > 1e-250
+            if in_range and np.finfo(np.float64).eps * (1.0 + n / mu) <= _CHOLESKY_RTOL:
+                # well conditioned: N = F F' by one BLAS syrk (the upper triangle of a
+                # Fortran-ordered array; Ft' Ft = F F'), then N + ridge I = R_mu' R_mu in place
+                N = _blas.dsyrk(1.0, Ft, trans=1, lower=0)
+                N.flat[:: n + 1] += ridge
+                try:
+                    Rmu, _ = sla.cho_factor(N, lower=False, overwrite_a=True, check_finite=False)
+                except np.linalg.LinAlgError:  # pragma: no cover - excluded by the bound above
+                    Rmu = None
+                del N
+            if Rmu is None:
+                # F' = Q R in place (N = F F' = R' R; Q is never formed)
+                qr, _tau, _, info = _lapack.dgeqrf(Ft, overwrite_a=1)
+                del _tau
+                if info != 0:  # pragma: no cover - LAPACK reports only illegal arguments here
+                    raise np.linalg.LinAlgError(f"LAPACK geqrf failed (info = {info})")
+                # [R; sqrt(ridge) I] = Q_mu [R_mu; 0]: R_mu' R_mu = R' R + ridge I = N + ridge I
+                B = np.zeros((n, n), order="F")
+                B.flat[:: n + 1] = root
+                Rmu, _, _, info = _lapack.dtpqrt(n, min(_TPQRT_BLOCK, n), qr, B, overwrite_a=1,
+                                                 overwrite_b=1)
+                del B, qr
+                if info != 0:  # pragma: no cover
+                    raise np.linalg.LinAlgError(f"LAPACK tpqrt failed (info = {info})")
+            del Ft
+            H = sla.solve_triangular(Rmu, G, trans="T", lower=False, check_finite=False)
             lam, V = self._top_eigen(H, ncomp)
             U = H @ V / np.sqrt(np.maximum(lam, 1e-300))
-            alphas = sla.solve_triangular(R, U, lower=False, check_finite=False)
+            alphas = sla.solve_triangular(Rmu, U, lower=False, check_finite=False)
+            del Rmu
+            # alpha' N alpha = alpha' (N + ridge I) alpha - ridge |alpha|^2 = I - ridge A'A
+            RA = root * alphas
+            nmat = np.eye(alphas.shape[1]) - RA.T @ RA
         else:
-            # pseudo-inverse: whiten on the range of N (eigenvalues above rounding). eigh reads
-            # the upper triangle written by syrk and overwrites N; then N is freed, so the
-            # peak is N and the eigenvectors Q: two n x n arrays, as with mu > 0
-            ev, Q = sla.eigh(N, lower=False, overwrite_a=True, check_finite=False)
-            del N
-            keep = ev > ev.max() * n * np.finfo(float).eps
-            scale_cols = np.zeros(n)
-            scale_cols[keep] = 1.0 / np.sqrt(ev[keep])
-            Q *= scale_cols  # in place: columns outside the range of N become zero
-            W = Q
-            H = W.T @ G
+            ridge = 0.0
+            # rank-revealing QR: F' P = Q R, |R_11| >= |R_22| >= ... (N = P R' R P')
+            qr, jpvt, _tau, _, info = _lapack.dgeqp3(Ft, overwrite_a=1)
+            del Ft, _tau
+            if info != 0:  # pragma: no cover
+                raise np.linalg.LinAlgError(f"LAPACK geqp3 failed (info = {info})")
+            perm = jpvt - 1
+            diag = np.abs(np.diagonal(qr))
+            r = int(np.sum(diag > diag[0] * n * np.finfo(np.float64).eps)) if diag[0] > 0 else 0
+            if r == 0:
+                raise ValueError(
+                    "N = 0 (no class has any within-class spread in feature space), so its range "
+                    "is empty and mu = 0 has no solution; use mu > 0"
+                )
+            # B = P R_1' (n x r): N = B B' up to the discarded rows of R. B = P Q2 T (QR of R_1')
+            Bt = np.triu(qr[:r]).T  # R_1' as a Fortran-ordered n x r array (a copy)
+            del qr
+            qr2, tau2, _, info = _lapack.dgeqrf(Bt, overwrite_a=1)
+            del Bt
+            if info != 0:  # pragma: no cover
+                raise np.linalg.LinAlgError(f"LAPACK geqrf failed (info = {info})")
+            T = qr2[:r, :r]  # upper triangle: T; W = P Q2 T^{-T}, W W' = N^+, W' N W = I
+            QtG = self._apply_q(qr2, tau2, G[perm], "T")[:r]  # Q2' P' G
+            H = sla.solve_triangular(T, QtG, lower=False, check_finite=False)  # W' G
             lam, V = self._top_eigen(H, ncomp)
             U = H @ V / np.sqrt(np.maximum(lam, 1e-300))
-            alphas = W @ U
+            Y = np.zeros((n, U.shape[1]))
+            Y[:r] = sla.solve_triangular(T, U, trans="T", lower=False, check_finite=False)
+            alphas = np.empty_like(Y)
+            alphas[perm] = self._apply_q(qr2, tau2, Y, "N")  # W U = P Q2 T^{-T} U
+            nmat = np.eye(alphas.shape[1])  # W' N W = I on the range
+        if not np.all(np.isfinite(alphas)):
+            raise ValueError(
+                "the discriminant directions are not finite: the kernel matrix is too large or "
+                "too small for float64 at this mu; rescale the kernel or increase mu"
+            )
         proj_means = (G / np.sqrt(counts) + overall[:, None]).T @ alphas  # (c, k): m_c' alpha
         # sign convention: the largest-magnitude projected (centred) class mean is positive
         centred = proj_means - (counts / n) @ proj_means
@@ -515,7 +729,19 @@ or callable, default "rbf"
         if c == 2:
             flip = np.sign(proj_means[1] - proj_means[0])
             flip[flip == 0] = 1.0
-        return alphas * flip, proj_means * flip, lam
+        cov = 0.5 * (nmat + nmat.T) * np.outer(flip, flip) / n
+        return alphas * flip, proj_means * flip, lam, float(ridge), cov
+
+    @staticmethod
+    def _apply_q(qr: np.ndarray, tau: np.ndarray, C: np.ndarray, trans: str) -> np.ndarray:
+        """``Q C`` (``trans="N"``) or ``Q' C`` (``"T"``) for the Householder factor ``Q`` held
+        by LAPACK ``geqrf`` in ``qr, tau`` (LAPACK ``ormqr``)."""
+        C = np.asfortranarray(C, dtype=np.float64)
+        lwork = max(1, 64 * C.shape[1])
+        out, _, info = _lapack.dormqr("L", trans, qr, tau, C, lwork, overwrite_c=1)
+        if info != 0:  # pragma: no cover
+            raise np.linalg.LinAlgError(f"LAPACK ormqr failed (info = {info})")
+        return out
 
     @staticmethod
     def _top_eigen(H: np.ndarray, ncomp: int) -> tuple[np.ndarray, np.ndarray]:
@@ -572,8 +798,10 @@ or callable, default "rbf"
         """Scores whose sign (two classes) or argmax (several) is ``predict``.
 
         Two classes: ``h(x) - threshold_``, positive meaning ``classes_[1]``.
-        More classes: ``-||z - means_[c]||^2 / 2`` for each class ``c``, with
-        ``z = transform(x)`` (the nearest projected class mean scores highest).
+        More classes, with ``z = transform(x)``: ``threshold="prior"`` gives LDA's
+        log posterior up to a constant, ``log priors_[c] - (z - means_[c])' S^{-1}
+        (z - means_[c]) / 2`` with ``S = covariance_``; ``"midpoint"`` gives
+        ``-||z - means_[c]||^2 / 2`` (the nearest projected mean scores highest).
 
         Parameters
         ----------
@@ -586,15 +814,19 @@ or callable, default "rbf"
         Z = self.transform(X)
         if len(self.classes_) == 2:
             return Z[:, 0] - self.threshold_
+        P, means = self._precision_, self.means_
+        ZP = Z @ P
         d2 = (
-            np.einsum("ij,ij->i", Z, Z)[:, None]
-            - 2.0 * Z @ self.means_.T
-            + np.einsum("ij,ij->i", self.means_, self.means_)[None, :]
+            np.einsum("ij,ij->i", ZP, Z)[:, None]
+            - 2.0 * ZP @ means.T
+            + np.einsum("ij,ij->i", means @ P, means)[None, :]
         )
-        return -0.5 * d2
+        return self._log_priors_[None, :] - 0.5 * d2
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class whose projected mean is nearest to the projection of ``x``.
+        """The class of the largest score: the threshold rule for two classes, the largest
+        LDA posterior on the projection (``threshold="prior"``) or the nearest projected mean
+        (``"midpoint"``) for more.
 
         Parameters
         ----------

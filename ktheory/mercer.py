@@ -40,9 +40,19 @@ A Gram matrix computed in floating point is PSD only up to rounding: a Gaussian
 Gram matrix of low-dimensional points has many eigenvalues near ``-1e-15``.
 Here an eigenvalue ``w`` of an ``m x m`` Gram matrix with
 ``|w| <= m * eps * max|w|`` counts as zero (the rank rule of
-``numpy.linalg.matrix_rank``); a more negative eigenvalue means the kernel is
-not positive semidefinite on these points, and is an error unless an explicit
-option allows it. Nothing is clipped silently.
+``numpy.linalg.matrix_rank``: the eigensolver's rounding). A negative eigenvalue
+is rounding too as long as it is above ``-tol``, ``tol = m * eps * max|w| + m *
+delta`` (``ktheory._validation.psd_gram_tolerance``), where ``delta`` bounds the
+rounding of each computed entry of the matrix, the kernel's own evaluation error
+(:func:`ktheory.kernels.gram_entry_error` for ktheory's kernels: for the Gaussian
+it grows with the spread of the points over ``sigma``, not with their distance from
+the origin; ``eps * max|K|`` for any other callable): by Weyl's inequality, no
+eigenvalue of a PSD matrix computed that way is below ``-tol``. Such an eigenvalue
+counts as zero; a more negative one means the kernel is not positive semidefinite
+on these points, and is an error unless an explicit option allows it. (``delta``
+is a worst case, often a hundred times the actual error, so it decides refusals
+only: a positive eigenvalue above the eigensolver's rounding is kept.) Nothing is
+clipped silently.
 """
 
 from __future__ import annotations
@@ -51,6 +61,7 @@ import math
 import numbers
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,8 +70,15 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from threadpoolctl import threadpool_limits
 
 from ktheory._base import KTheoryEstimator, atomic_fit
-from ktheory._validation import check_array, check_positive, check_symmetric, fit_data, predict_data
-from ktheory.kernels import gaussian_kernel
+from ktheory._validation import (
+    check_array,
+    check_positive,
+    check_symmetric,
+    fit_data,
+    predict_data,
+    psd_gram_tolerance,
+)
+from ktheory.kernels import gaussian_kernel, gram_entry_error, reference_point
 
 __all__ = [
     "min_kernel_eigenvalues",
@@ -166,13 +184,39 @@ class _CheckedKernel:
         return K
 
 
+def _entry_error(k: Callable[[np.ndarray, np.ndarray], np.ndarray], X: np.ndarray) -> float | None:
+    """The evaluation error of the entries of ``k(X, X)`` (``gram_entry_error``): bounded
+    for the Gaussian kernel and for ktheory's kernel functions passed as callables, None
+    (one rounding per entry) for any other callable."""
+    if isinstance(k, _GaussianKernel):
+        return gram_entry_error(partial(gaussian_kernel, sigma=k.sigma), X)
+    if isinstance(k, _CheckedKernel):
+        return gram_entry_error(k.kernel, X)
+    return None  # pragma: no cover - _resolve_kernel returns one of the two
+
+
+def _rank_tolerance(w: np.ndarray) -> float:
+    """``m eps max|w|``: eigenvalues ``w`` of an ``m x m`` matrix within this of 0 are
+    the eigensolver's rounding (the rank rule of the module's docstring)."""
+    return w.size * _EPS * float(np.max(np.abs(w))) if w.size else 0.0
+
+
+def _psd_tolerance(K: np.ndarray, w: np.ndarray, entry_error: float | None) -> float:
+    """``m (eps max|w| + delta)``: no eigenvalue of a PSD kernel's computed Gram matrix ``K``
+    (eigenvalues ``w``, entries within ``delta = entry_error`` of the exact ones) is below
+    minus this (:func:`ktheory._validation.psd_gram_tolerance`)."""
+    if not w.size:
+        return 0.0
+    return psd_gram_tolerance(K.shape[0], float(np.max(np.abs(w))), float(np.max(np.abs(K))),
+                              entry_error)
+
+
 def _sym_eigh(K: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray, float]:
     """Eigenpairs of a symmetric matrix in descending order and the zero tolerance ``m eps max|w|``."""
     check_symmetric(K, name)
     w, U = np.linalg.eigh((K + K.T) / 2.0)
     w, U = w[::-1], U[:, ::-1]
-    tol = K.shape[0] * _EPS * float(np.max(np.abs(w))) if w.size else 0.0
-    return w, U, tol
+    return w, U, _rank_tolerance(w)
 
 
 # ---------------------------------------------------------------------------
@@ -431,8 +475,9 @@ class NystromEigenpairs:
         Estimated operator eigenvalues ``w_i / n`` (``w_i`` eigenvalues of the
         Gram matrix of the ``n`` sample points), largest ``|w_i|`` first.
     spectrum : numpy.ndarray of shape (n,)
-        All eigenvalues of ``K / n``, in decreasing order (negative ones only
-        beyond rounding level if the kernel is indefinite).
+        All eigenvalues of ``K / n``, in decreasing order (negative ones below
+        the rounding level of the module's docstring only if the kernel is
+        indefinite).
     X_fit : numpy.ndarray of shape (n, d)
         The sample of the measure.
     vectors : numpy.ndarray of shape (n, n_components)
@@ -515,8 +560,10 @@ def nystrom_eigenpairs(
     sigma : float, default 1.0
         Width of the Gaussian kernel (ignored for a callable).
     allow_indefinite : bool, default False
-        By default an eigenvalue of the Gram matrix below ``-n * eps * max|w|``
-        raises ``ValueError`` (the kernel is not positive semidefinite on ``X``).
+        By default an eigenvalue of the Gram matrix below the rounding level
+        ``-n * (eps * max|w| + delta)`` (``delta``: the kernel's entry error, see
+        the module's docstring) raises ``ValueError`` (the kernel is not positive
+        semidefinite on ``X``).
         With True, such eigenvalues are kept (in ``spectrum`` and, if among the
         largest in magnitude, in ``eigenvalues``): used to show how Mercer fails.
 
@@ -568,15 +615,19 @@ def nystrom_eigenpairs(
     check_symmetric(K, name)
     K = (K + K.T) / 2.0
     w = scipy.linalg.eigh(K, eigvals_only=True, check_finite=False)[::-1]  # all eigenvalues, decreasing
-    tol = n * _EPS * float(np.max(np.abs(w)))
-    if w[-1] < -tol and not allow_indefinite:
+    tol = _rank_tolerance(w)
+    tol_psd = _psd_tolerance(K, w, _entry_error(k, Xa))
+    if w[-1] < -tol_psd and not allow_indefinite:
         raise ValueError(
             f"the kernel is not positive semidefinite on X: the Gram matrix has the eigenvalue {w[-1]:.3g} "
-            f"< -{tol:.3g} (n * eps * max|w|); pass allow_indefinite=True to study an indefinite kernel"
+            f"< -{tol_psd:.3g} (the rounding level n * (eps * max|w| + the kernel's entry error)); pass "
+            "allow_indefinite=True to study an indefinite kernel"
         )
-    order = np.argsort(-np.abs(w), kind="stable")[:m]
-    n_nonzero = int(np.count_nonzero(np.abs(w) > tol))
-    if np.any(np.abs(w[order]) <= tol):
+    # a PSD kernel's negative eigenvalues (all above -tol_psd) are rounding: zero
+    mag = np.abs(w) if allow_indefinite else np.maximum(w, 0.0)
+    order = np.argsort(-mag, kind="stable")[:m]
+    n_nonzero = int(np.count_nonzero(mag > tol))
+    if np.any(mag[order] <= tol):
         raise ValueError(
             f"n_components={m}, but only {n_nonzero} eigenvalues of the Gram matrix are nonzero "
             f"(above n * eps * max|w| = {tol:.3g}); the rest are rounding noise and their "
@@ -600,17 +651,23 @@ def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.nd
                             rows: int = 2048, n_jobs: int = 2) -> np.ndarray:
     """``gaussian_kernel(X, L, sigma) @ W`` over row blocks, without forming the ``n x m`` kernel.
 
-    Each block is one GEMM, in-place updates and ``exp`` on a cache-sized array, then a GEMM
-    with ``W``; blocks run in ``n_jobs`` threads (numpy and BLAS release the GIL). The result
-    does not depend on the block size or the number of threads.
+    The squared distances follow the specification of :mod:`ktheory.kernels`: the rows of
+    ``X`` and ``L`` are centred at one reference point, that of the landmarks
+    (:func:`ktheory.kernels.reference_point`), fixed for every block, so the features are
+    translation invariant (``X + t`` and ``L + t`` give the same ``Z`` to rounding) and do
+    not depend on the block size or the number of threads. Each block is one GEMM,
+    in-place updates and ``exp`` on a cache-sized array, then a GEMM with ``W``; blocks run
+    in ``n_jobs`` threads (numpy and BLAS release the GIL).
     """
     gamma = 1.0 / (2.0 * sigma * sigma)
-    ll = gamma * np.einsum("ij,ij->i", L, L)
+    r = reference_point(L)
+    Lc = L - r
+    ll = gamma * np.einsum("ij,ij->i", Lc, Lc)
     out = np.empty((X.shape[0], W.shape[1]))
-    LT = np.ascontiguousarray(L.T) * (2.0 * gamma)
+    LT = np.ascontiguousarray(Lc.T) * (2.0 * gamma)
 
     def block(start: int) -> None:
-        Xb = X[start : start + rows]
+        Xb = X[start : start + rows] - r
         Kb = Xb @ LT
         Kb -= (gamma * np.einsum("ij,ij->i", Xb, Xb))[:, None]
         Kb -= ll[None, :]
@@ -640,8 +697,9 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
     ``fit`` draws ``m = n_components`` landmarks from the rows of ``X`` and
     eigendecomposes their Gram matrix ``K_mm = U diag(w) U^T``; ``transform``
     returns ``Z = k(X, landmarks) U_r diag(w_r)^(-1/2)``, keeping the ``r``
-    eigenvalues above ``m * eps * max w`` (rounding-level ones count as zero and
-    are dropped, which is the pseudo-inverse). Column ``i`` of ``Z`` is the
+    eigenvalues above ``m * eps * max w`` (rounding-level ones, and negative ones
+    above the rounding level of the module's docstring, count as zero and are
+    dropped, which is the pseudo-inverse). Column ``i`` of ``Z`` is the
     Nyström estimate of ``sqrt(lambda_i) phi_i(x)``, the ``i``-th coordinate of
     Mercer's feature map, from the empirical measure of the landmarks:
     ``sqrt(w_i / m) * (sqrt(m) / w_i) k(x, L) u_i = k(x, L) u_i / sqrt(w_i)``.
@@ -711,8 +769,8 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
         ValueError
             If ``n_components`` is ``< 1`` or exceeds the number of samples, the
             landmark Gram matrix is not symmetric or has an eigenvalue below
-            ``-m * eps * max|w|`` (the kernel is not PSD: no real feature map
-            exists), or ``X``/``sigma`` are invalid.
+            the rounding level ``-m * (eps * max|w| + delta)`` (the kernel is not
+            PSD: no real feature map exists), or ``X``/``sigma`` are invalid.
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
@@ -726,11 +784,14 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
         _check_size(m * m, "the landmark Gram matrix")
         idx = rng.choice(n, size=m, replace=False)
         L = np.ascontiguousarray(Xa[idx])
-        w, U, tol = _sym_eigh(k(L, L), "the landmark Gram matrix")
-        if w[-1] < -tol:
+        K_L = k(L, L)
+        w, U, tol = _sym_eigh(K_L, "the landmark Gram matrix")
+        tol_psd = _psd_tolerance(K_L, w, _entry_error(k, L))
+        if w[-1] < -tol_psd:
             raise ValueError(
-                f"the landmark Gram matrix has the eigenvalue {w[-1]:.3g} < -{tol:.3g} (m * eps * max|w|): "
-                "the kernel is not positive semidefinite, and no real feature map Z with Z Z^T = K exists"
+                f"the landmark Gram matrix has the eigenvalue {w[-1]:.3g} < -{tol_psd:.3g} (the rounding "
+                "level m * (eps * max|w| + the kernel's entry error)): the kernel is not positive "
+                "semidefinite, and no real feature map Z with Z Z^T = K exists"
             )
         keep = w > tol
         self.component_indices_ = idx

@@ -52,8 +52,10 @@ from ._validation import (
     check_symmetric,
     fit_data,
     predict_data,
+    psd_gram_tolerance,
     symmetrized,
 )
+from .kernels import gram_entry_error, make_kernel
 
 __all__ = ["KernelRidge", "LeastSquaresWarning", "RidgePath", "kernel_ridge_path"]
 
@@ -111,15 +113,23 @@ def _check_gram_size(n: int, limit_mb: float, what: str = "training Gram matrix"
 PSD_RTOL = 1e-6
 
 
-def _psd_tolerance(n: int, scale: float) -> float:
+def _psd_tolerance(n: int, scale: float, K: np.ndarray | None = None,
+                   entry_error: float | None = None) -> float:
     """Eigenvalues of a kernel matrix below ``-tol`` are not rounding.
 
     ``tol = PSD_RTOL * scale * sqrt(n)`` with ``scale`` the largest |eigenvalue|:
     generous enough for a Gram matrix computed in single precision (rounding of
     order 1e-7, also when it arrives as a list of Python floats), far below the
-    negative eigenvalues of an indefinite "kernel" such as the sigmoid.
+    negative eigenvalues of an indefinite "kernel" such as the sigmoid. Given the
+    matrix ``K``, at least :func:`ktheory._validation.psd_gram_tolerance` (the
+    eigensolver's rounding and the kernel's own evaluation error ``entry_error``,
+    :func:`ktheory.kernels.gram_entry_error`), so that a positive semidefinite kernel
+    is never refused because of its rounding, whatever the data.
     """
-    return PSD_RTOL * max(scale, 1e-300) * max(1, n) ** 0.5
+    tol = PSD_RTOL * max(scale, 1e-300) * max(1, n) ** 0.5
+    if K is not None and K.size:
+        tol = max(tol, psd_gram_tolerance(n, scale, float(np.max(np.abs(K))), entry_error))
+    return tol
 
 
 #: Why the kernel matrix must be PSD (the end of the message that refuses one).
@@ -136,17 +146,17 @@ def _not_psd_error(smallest: float, largest: float) -> ValueError:
     )
 
 
-def _check_psd(K: np.ndarray) -> None:
+def _check_psd(K: np.ndarray, entry_error: float | None = None) -> None:
     """Raise unless the symmetric ``K`` is positive semidefinite up to :func:`_psd_tolerance`.
 
     The rule of :func:`kernel_ridge_path` (a smallest eigenvalue below
-    ``-_psd_tolerance(n, max|eigenvalue|)`` is an error), checked by
+    ``-_psd_tolerance(n, max|eigenvalue|, K, entry_error)`` is an error), checked by
     :func:`ktheory._validation.check_psd_gram` (a Cholesky factorisation first; the
     eigenvalues only when it fails).
     """
     n = K.shape[0]
     if n:
-        check_psd_gram(K, "K", rtol=_psd_tolerance(n, 1.0), why=_WHY_PSD)
+        check_psd_gram(K, "K", rtol=_psd_tolerance(n, 1.0), why=_WHY_PSD, entry_error=entry_error)
 
 
 # --------------------------------------------------------------------------- the path
@@ -233,11 +243,12 @@ def kernel_ridge_path(K: Any, y: Any, alphas: Any) -> RidgePath:
     return _path_from_gram(Ka, ya, lam)
 
 
-def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray) -> RidgePath:
+def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray,
+                    entry_error: float | None = None) -> RidgePath:
     # divide and conquer ("evd") is the fastest driver; scipy < 1.12 mis-sizes its workspace for n = 1
     evals, Q = sla.eigh(K, check_finite=False, driver="evd" if K.shape[0] > 1 else None)
     scale = float(np.max(np.abs(evals)))
-    if evals[0] < -_psd_tolerance(K.shape[0], scale):
+    if evals[0] < -_psd_tolerance(K.shape[0], scale, K, entry_error):
         raise _not_psd_error(float(evals[0]), float(evals[-1]))
     evals = np.maximum(evals, 0.0)
     Y = y.reshape(y.shape[0], -1)
@@ -394,6 +405,19 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         return kernel_block(self.kernel, A, B, what, gamma=self.gamma, degree=self.degree,
                             coef0=self.coef0, kernel_params=self.kernel_params)
 
+    def _entry_error(self, X: np.ndarray) -> float | None:
+        """The evaluation error of the entries of a named kernel's Gram matrix on ``X``
+        (:func:`ktheory.kernels.gram_entry_error`); None for a callable or precomputed one."""
+        k = self.kernel
+        if not isinstance(k, str) or k == "precomputed":
+            return None
+        g = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+        poly = k in ("poly", "polynomial")
+        kern = make_kernel(k, gamma=g, degree=int(self.degree) if poly else None,
+                           coef0=float(self.coef0) if poly or k == "sigmoid" else None,
+                           metric="manhattan" if k == "laplacian" else None)
+        return gram_entry_error(kern, X)
+
     def _training_gram(self, X: np.ndarray, dtype: Any = None) -> np.ndarray:
         """A private, writable copy of the training Gram matrix. A precomputed one is checked
         for symmetry at the rounding level of ``dtype``, the input's floating type (and
@@ -451,8 +475,9 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         n = Xa.shape[0]
         _check_gram_size(n, float(self.gram_limit_mb))
         K = self._training_gram(Xa, dtype)
+        err = self._entry_error(Xa)
         if not self._psd_by_construction():
-            _check_psd(K)
+            _check_psd(K, err)
         if self.kernel == "precomputed":
             X_fit = K.copy()  # the (symmetrized) Gram matrix that loo_residuals starts from
         else:
@@ -472,7 +497,7 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
                 factor = sla.cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
             except np.linalg.LinAlgError:
                 K.flat[:: n + 1] -= alpha
-                coef = self._not_pd(K, Y, alpha)
+                coef = self._not_pd(K, Y, alpha, err)
             else:
                 coef = sla.cho_solve(factor, Y, overwrite_b=False, check_finite=False)
         self.X_fit_ = X_fit
@@ -498,10 +523,12 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         return est
 
     @staticmethod
-    def _not_pd(K: np.ndarray, Y: np.ndarray, alpha: float) -> np.ndarray:
-        """``K + alpha I`` failed Cholesky: a non-PSD ``K`` is an error, rounding is not."""
+    def _not_pd(K: np.ndarray, Y: np.ndarray, alpha: float,
+                entry_error: float | None = None) -> np.ndarray:
+        """``K + alpha I`` failed Cholesky: a non-PSD ``K`` is an error, rounding is not
+        (:func:`_psd_tolerance`, with the kernel's evaluation error ``entry_error``)."""
         evals = sla.eigvalsh(K, check_finite=False)
-        if evals[0] < -_psd_tolerance(K.shape[0], float(np.max(np.abs(evals)))):
+        if evals[0] < -_psd_tolerance(K.shape[0], float(np.max(np.abs(evals))), K, entry_error):
             raise ValueError(
                 f"K + alpha*I is not positive definite: the kernel matrix is not positive semidefinite "
                 f"(smallest eigenvalue {evals[0]:.3g}, alpha={alpha:g}); use a positive definite kernel"
@@ -648,4 +675,4 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         Xa, ya, dtype = self._check_Xy(X, y, into=copy.copy(self))
         lam = _check_alphas(alphas)
         _check_gram_size(Xa.shape[0], float(self.gram_limit_mb))
-        return _path_from_gram(self._training_gram(Xa, dtype), ya, lam)
+        return _path_from_gram(self._training_gram(Xa, dtype), ya, lam, self._entry_error(Xa))

@@ -20,6 +20,7 @@ from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.preprocessing import StandardScaler
 
+from ktheory import fisher as fisher_module
 from ktheory.fisher import KernelFisherDiscriminant, fisher_matrices
 from ktheory.kernels import linear_kernel, polynomial_feature_map, polynomial_kernel, rbf_kernel
 
@@ -106,14 +107,20 @@ def test_N_is_psd_for_an_indefinite_kernel():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("route", ["cholesky", "qr"])
 @pytest.mark.parametrize("mu", [1e-4, 1e-2, 1.0])
-def test_multiclass_matches_dense_generalised_eigh(mu):
+def test_multiclass_matches_dense_generalised_eigh(mu, route, monkeypatch):
+    """Both factorisations of N + ridge I (Cholesky of the formed N where it is well
+    conditioned, QR of K C otherwise; forced here through the switch) solve the same problem."""
+    monkeypatch.setattr(fisher_module, "_CHOLESKY_RTOL", 1.0 if route == "cholesky" else 0.0)
     X, y = _data(45, 3, 3, seed=4)
     K = rbf_kernel(X, gamma=0.7)
     M, N = fisher_matrices(K, y)
-    Nmu = N + mu * np.eye(len(y))
-    lam, V = sla.eigh(M, Nmu)
     est = KernelFisherDiscriminant(kernel="rbf", gamma=0.7, mu=mu).fit(X, y)
+    # mu is relative: the ridge is mu times the mean eigenvalue of N
+    np.testing.assert_allclose(est.ridge_, mu * np.trace(N) / len(y), rtol=1e-10)
+    Nmu = N + est.ridge_ * np.eye(len(y))
+    lam, V = sla.eigh(M, Nmu)
     A = est.alphas_
     np.testing.assert_allclose(est.eigenvalues_, lam[::-1][:2], rtol=1e-8)
     np.testing.assert_allclose(A.T @ Nmu @ A, np.eye(2), atol=1e-8)  # (N + mu I)-orthonormal
@@ -129,8 +136,10 @@ def test_two_class_closed_form(mu):
     K = rbf_kernel(X, gamma=0.5)
     _, N = fisher_matrices(K, y)
     d = K @ (y / y.sum()) - K @ ((1 - y) / (1 - y).sum())
-    alpha = np.linalg.solve(N + mu * np.eye(30), d)
+    ridge = mu * np.trace(N) / 30  # mu is relative to the mean eigenvalue of N
+    alpha = np.linalg.solve(N + ridge * np.eye(30), d)
     est = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=mu).fit(X, y)
+    np.testing.assert_allclose(est.ridge_, ridge, rtol=1e-10)
     assert _cos(est.alphas_[:, 0], alpha) > 1 - 1e-10
     n0, n1 = np.bincount(y)
     np.testing.assert_allclose(est.eigenvalues_[0], n0 * n1 / 30 * d @ alpha, rtol=1e-8)
@@ -163,18 +172,42 @@ def test_precomputed_and_callable_match_named_kernel():
 
 
 def test_predict_is_nearest_projected_mean_and_threshold():
+    """threshold="midpoint": the nearest projected mean, for two classes the midpoint."""
     X, y = _data(40, 2, 3, seed=9)
-    est = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=1e-2).fit(X, y)
+    est = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=1e-2, threshold="midpoint").fit(X, y)
     Z = est.transform(X)
     dist = ((Z[:, None, :] - est.means_[None]) ** 2).sum(-1)
     np.testing.assert_array_equal(est.predict(X), est.classes_[np.argmin(dist, axis=1)])
     np.testing.assert_allclose(est.means_, np.stack([Z[y == c].mean(0) for c in range(3)]), atol=1e-8)
     y2 = (y > 0).astype(int)
-    est2 = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=1e-2).fit(X, y2)
+    est2 = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=1e-2, threshold="midpoint").fit(X, y2)
     f = est2.decision_function(X)
     clear = np.abs(f) > 1e-8
     np.testing.assert_array_equal(est2.predict(X)[clear], (f[clear] > 0).astype(int))
     np.testing.assert_allclose(est2.threshold_, est2.means_.mean(), atol=1e-12)
+
+
+def test_prior_rule_is_lda_on_the_projection():
+    """threshold="prior" (the default): the covariance is the pooled within-class covariance
+    of the projected training data (divided by n), the priors the class frequencies, and the
+    predictions those of LinearDiscriminantAnalysis(solver="eigen") fitted on the projection;
+    for two classes threshold_ = midpoint + s^2 log(pi_0 / pi_1) / (m_1 - m_0)."""
+    X, y = _data(40, 2, 3, seed=9)
+    y = np.where(np.arange(40) < 24, 0, y)  # unequal classes: 28, 6, 6
+    Xt = np.random.default_rng(19).standard_normal((300, 2)) * 1.5
+    for labels in (y, (y > 0).astype(int)):
+        est = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=1e-2).fit(X, labels)
+        Z = est.transform(X)
+        centred = Z - est.means_[np.searchsorted(est.classes_, labels)]
+        np.testing.assert_allclose(est.covariance_, centred.T @ centred / 40, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(est.priors_, np.bincount(labels) / 40)
+        lda = LinearDiscriminantAnalysis(solver="eigen").fit(Z, labels)
+        np.testing.assert_array_equal(est.predict(Xt), lda.predict(est.transform(Xt)))
+        if len(est.classes_) == 2:
+            (m0, m1), s2 = est.means_[:, 0], est.covariance_[0, 0]
+            shift = s2 * np.log(est.priors_[0] / est.priors_[1]) / (m1 - m0)
+            np.testing.assert_allclose(est.threshold_, (m0 + m1) / 2 + shift, rtol=1e-12)
+            assert shift > 0  # away from the more frequent class 0
 
 
 def test_invariance_to_permutation_and_relabelling():
@@ -200,9 +233,11 @@ def test_linear_limit_breast_cancer_standardised():
     X, y = load_breast_cancer(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     coef = LinearDiscriminantAnalysis(solver="eigen").fit(X, y).coef_[0]
+    # mu is relative to the mean eigenvalue of N (about 6.6e4 here): the absolute ridges
+    # 1 ... 1e-8 of the original test are the relative 1.5e-5 ... 1.5e-13
     cosines = [
         _cos(X.T @ KernelFisherDiscriminant(kernel="linear", mu=mu).fit(X, y).alphas_[:, 0], coef)
-        for mu in (1.0, 1e-2, 1e-4, 1e-6, 1e-8)
+        for mu in (1e-5, 1e-7, 1e-9, 1e-11, 1e-13)
     ]
     assert all(b >= a - 1e-12 for a, b in zip(cosines, cosines[1:]))
     assert 1 - cosines[-1] < 1e-10
@@ -216,10 +251,19 @@ def test_linear_limit_iris_two_directions():
     assert min(_cos(W[:, j], S[:, j]) for j in range(2)) > 1 - 1e-9
 
 
-def test_raw_breast_cancer_mu_below_rounding_is_refused():
+def test_raw_breast_cancer_small_mu_reaches_lda():
+    """Raw breast-cancer data: N has condition about 6e23 on its range, K C about 8e11. The
+    factorisations of K C (never of N) keep the small-eigenvalue directions that carry the LDA
+    solution, so a small relative mu approaches LDA (mu = 1e-2 used to be refused as below the
+    rounding level of N, and mu = 0 gave |cos| = 0.0014)."""
     X, y = load_breast_cancer(return_X_y=True)
-    with pytest.raises(ValueError, match="mu"):
-        KernelFisherDiscriminant(kernel="linear", mu=1e-2).fit(X, y)
+    coef = LinearDiscriminantAnalysis(solver="eigen").fit(X, y).coef_[0]
+    cosines = [
+        _cos(X.T @ KernelFisherDiscriminant(kernel="linear", mu=mu).fit(X, y).alphas_[:, 0], coef)
+        for mu in (1e-2, 1e-12, 1e-20, 1e-26)
+    ]
+    assert cosines[0] < 0.5 and cosines[-1] > 1 - 1e-6
+    assert all(b >= a - 1e-9 for a, b in zip(cosines, cosines[1:]))
 
 
 # ---------------------------------------------------------------------------
@@ -241,7 +285,8 @@ def test_solution_maximises_regularised_quotient(seed, n, c, log_mu):
     mu = 10.0**log_mu
     est = KernelFisherDiscriminant(kernel="rbf", gamma=1.0, mu=mu).fit(X, y)
     M, N = fisher_matrices(rbf_kernel(X, gamma=1.0), y)
-    Nmu = N + mu * np.eye(n)
+    np.testing.assert_allclose(est.ridge_, mu * np.trace(N) / n, rtol=1e-10)
+    Nmu = N + est.ridge_ * np.eye(n)
     q = lambda a: (a @ M @ a) / (a @ Nmu @ a)  # noqa: E731
     best = q(est.alphas_[:, 0])
     np.testing.assert_allclose(best, est.eigenvalues_[0], rtol=1e-7)
@@ -317,7 +362,7 @@ def test_get_set_params_and_clone():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mu", [1e-3, 0.0])
+@pytest.mark.parametrize("mu", [1e-3, 1e-9, 0.0])  # Cholesky of N, QR of K C, pivoted QR
 def test_peak_memory_of_a_two_class_fit_is_two_gram_matrices(mu):
     # mu = 0 (pseudo-inverse) used to hold five n x n arrays (np.triu copies, eigh's Q, K)
     n = 1500
@@ -359,8 +404,8 @@ def test_rank_deficient_M_drops_null_space_directions_with_a_warning(mu):
     M, N = fisher_matrices(X @ X.T, y)
     a = est.alphas_[:, 0]
     if mu > 0:  # the kept direction is a genuine, normalised eigenvector
-        np.testing.assert_allclose(a @ (N + mu * np.eye(30)) @ a, 1.0, rtol=1e-8)
-        lam = sla.eigh(M, N + mu * np.eye(30), eigvals_only=True)
+        np.testing.assert_allclose(a @ (N + est.ridge_ * np.eye(30)) @ a, 1.0, rtol=1e-8)
+        lam = sla.eigh(M, N + est.ridge_ * np.eye(30), eigvals_only=True)
         np.testing.assert_allclose(est.eigenvalues_[0], lam[-1], rtol=1e-8)
     # h(x) = (sum_i alpha_i x_i) x is a multiple of x: predict is the nearest class mean in x
     class_means = np.array([X[y == c, 0].mean() for c in range(3)])
@@ -404,3 +449,23 @@ def test_a_failed_refit_leaves_the_estimator_as_it_was():
     assert vars(fresh) == vars(KernelFisherDiscriminant(kernel="precomputed"))
     # a three-class refit drops the two-class threshold
     assert not hasattr(est.fit(X, np.arange(30) % 3), "threshold_")
+
+
+def test_the_route_switch_chooses_by_the_condition_bound_and_the_routes_agree(monkeypatch):
+    """The Cholesky route is taken when eps (1 + n / mu) <= 1e-8 (a bound on eps cond(N + ridge I)),
+    the QR route below (seen through the calls of LAPACK geqrf); at the switch, where the
+    Cholesky route is least accurate, the two routes give the same direction (|cos| to 1e-9)
+    and eigenvalue."""
+    X, y = _data(50, 2, 2, seed=35)
+    mu_switch = 50 / (fisher_module._CHOLESKY_RTOL / np.finfo(float).eps - 1)
+    calls = []
+    real = fisher_module._lapack.dgeqrf
+    monkeypatch.setattr(fisher_module._lapack, "dgeqrf", lambda *a, **k: calls.append(1) or real(*a, **k))
+    chol = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=mu_switch * 1.001).fit(X, y)
+    assert not calls  # Cholesky
+    KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=mu_switch * 0.999).fit(X, y)
+    assert calls  # QR
+    monkeypatch.setattr(fisher_module, "_CHOLESKY_RTOL", 0.0)  # QR at the Cholesky side's mu
+    qr = KernelFisherDiscriminant(kernel="rbf", gamma=0.5, mu=mu_switch * 1.001).fit(X, y)
+    assert _cos(chol.alphas_[:, 0], qr.alphas_[:, 0]) > 1 - 1e-9
+    np.testing.assert_allclose(chol.eigenvalues_, qr.eigenvalues_, rtol=1e-7)

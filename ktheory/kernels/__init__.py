@@ -11,8 +11,9 @@ lists of strings.
 The package is organised by idea: ``_pairwise`` (vector kernels and
 :func:`make_kernel`), ``_gram`` (:func:`gram_matrix`), ``_psd`` (PSD tests), ``_cnd`` (the CND test),
 ``_features`` (explicit polynomial feature map), ``_string`` (subsequence
-kernel), ``_scale`` (the scale-safe Gaussian exponent, written once) and
-``_defaults`` (the defaults, written once). Import everything from
+kernel), ``_scale`` (the scale-safe Gaussian exponent and the distances of the
+translation-invariant kernels, written once) and ``_defaults`` (the defaults,
+written once). Import everything from
 ``ktheory.kernels``.
 
 Parametrizations and defaults
@@ -34,6 +35,19 @@ binds only the parameters it is given) and the fast path of
 
 Estimators (``ktheory.svm.SVC``) keep the defaults of the scikit-learn
 estimator they mirror (``degree=3, coef0=0``) and pass them explicitly.
+
+Translation-invariant kernels
+-----------------------------
+The Gaussian/RBF and Laplacian kernels satisfy ``k(x + t, y + t) = k(x, y)``, and their
+computed values keep this relation to rounding wherever the data lie: the Gaussian's
+squared distances are computed from rows centred at one common reference point
+(:func:`reference_point`, the mean of the rows of ``X`` and ``Y``), the Laplacian's from
+the differences ``x - y``; the diagonal of ``k(X)`` is exactly 1. The compiled SVM
+solver computes its RBF rows by the same specification (``ktheory.kernels._scale``
+describes it). :func:`gram_entry_error` bounds the rounding error of a Gram matrix
+computed by these functions; the positive-semidefiniteness checks of the estimators
+allow for it (``ktheory._validation.psd_gram_tolerance``). Both functions are public
+helpers, importable from here like the constants, and not in ``__all__``.
 
 Hostile and extreme input
 -------------------------
@@ -70,8 +84,8 @@ from ._pairwise import (
     sigmoid_kernel,
 )
 from ._cnd import is_cnd
-from ._psd import MAX_PSD_SIZE, SYMMETRY_RTOL, is_psd, psd_tolerance
-from ._scale import MAX_OUTPUT_ELEMENTS
+from ._psd import MAX_PSD_SIZE, SYMMETRY_RTOL, gram_entry_error, is_psd, psd_tolerance
+from ._scale import MAX_OUTPUT_ELEMENTS, reference_point
 from ._string import (
     MAX_EXACT_WORK,
     MAX_GRAM_ELEMENTS,

@@ -23,6 +23,7 @@ from ._pairwise import (
     sigmoid_rows,
 )
 from ._scale import (
+    centred_pair,
     check_finite_result,
     check_output_size,
     exp_neg_scaled,
@@ -226,7 +227,9 @@ def _inplace_gram(
     For ``linear``, ``polynomial``, ``gaussian``/``rbf`` and ``sigmoid`` kernels
     (possibly wrapped in ``functools.partial``) the Gram matrix is one matrix
     product written straight into the output, followed by an elementwise
-    transform applied in place to row blocks, in ``n_jobs`` threads. The only
+    transform applied in place to row blocks, in ``n_jobs`` threads (for the
+    Gaussian/RBF kernels on the rows centred at their reference point, as the
+    kernel functions compute them: see ``ktheory.kernels._scale``). The only
     working memory beyond the output is one ``(block_size, m)`` temporary per
     thread. The parameters are completed from ``KERNEL_DEFAULTS`` (the kernel
     functions' own defaults). Returns None for any other kernel.
@@ -245,6 +248,9 @@ def _inplace_gram(
     func(Xa[:1], Ya[:1], **kw)
     n, m = len(Xa), len(Ya)
     Xs, Ys, c = (Xa, Ya, 1.0) if name in ("linear_kernel", "polynomial_kernel") else scaled_pair(Xa, Ya, same)
+    if name in ("gaussian_kernel", "rbf_kernel"):
+        # the distance specification of ``_scale``: rows centred at one reference point
+        Xs, Ys = centred_pair(Xs, Ys, same)
     out = np.empty((n, m), dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         np.matmul(Xs, Ys.T, out=out)  # exactly symmetric when Ys is Xs (BLAS syrk)

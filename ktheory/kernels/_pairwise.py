@@ -7,8 +7,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from scipy.spatial.distance import cdist
-
 from ktheory._validation import check_pair, check_positive
 
 from ._defaults import (
@@ -26,14 +24,13 @@ from ._defaults import (
 from ._scale import (
     check_finite_result,
     check_output_size,
+    distance_block,
     exp_neg_scaled,
     gaussian_block,
     gaussian_multiplier,
     safe_div,
     safe_mul,
     scaled_pair,
-    sqdist_rows,
-    squared_norms,
 )
 
 Kernel = Callable[..., np.ndarray]
@@ -128,12 +125,17 @@ def polynomial_kernel(
 def rbf_kernel(X: Any, Y: Any = None, gamma: float | None = None) -> np.ndarray:
     """Radial basis function kernel ``k(x, y) = exp(-gamma ||x - y||^2)``.
 
-    Computed as ``exp(-gamma (||x||^2 + ||y||^2 - 2 <x, y>))`` with one matrix
-    product and in-place updates; negative squared distances from rounding
-    are clipped to 0 so that ``k <= 1`` exactly and ``k(x, x) = 1``. Inputs
-    of extreme magnitude (beyond ``2**+-400``) are rescaled by a power of two
-    first, so ``x ~ 1e200`` or ``gamma ~ 1e300`` give the correct value
-    (0 or 1 where it rounds to that), never NaN.
+    Computed as ``exp(-gamma (||x'||^2 + ||y'||^2 - 2 <x', y'>))`` for the rows
+    centred at one common reference point (``x' = x - r``, ``y' = y - r``, ``r``
+    the mean of the rows of ``X`` and ``Y``), with one matrix product and in-place
+    updates: the values are those of the translated data, ``k(X + t, Y + t) =
+    k(X, Y)`` to rounding, for data far from the origin too (the uncentred
+    expansion loses ``eps ||x||^2`` to cancellation). Negative squared distances
+    from rounding are clipped to 0 so that ``k <= 1`` exactly, and ``k(x, x) = 1``
+    exactly on the diagonal when ``Y`` is ``X`` (or None). Inputs of extreme
+    magnitude (beyond ``2**+-400``) are rescaled by a power of two first, so
+    ``x ~ 1e200`` or ``gamma ~ 1e300`` give the correct value (0 or 1 where it
+    rounds to that), never NaN.
 
     Parameters
     ----------
@@ -171,9 +173,11 @@ def gaussian_kernel(X: Any, Y: Any = None, sigma: float = GAUSSIAN_SIGMA) -> np.
     Y : array_like of shape (m, d), optional
         Second set of samples; ``None`` means ``X``.
     sigma : float, default 1.0
-        Width ``> 0``. Equals :func:`rbf_kernel` with ``gamma = 1/(2 sigma^2)``;
-        any finite positive value works (``1e-300`` or ``1e300`` included:
-        the exponent is formed without computing ``sigma**2``).
+        Width ``> 0``. Equals :func:`rbf_kernel` with ``gamma = 1/(2 sigma^2)``
+        (the same centred distances, translation invariant to rounding, and an
+        exact diagonal of 1 when ``Y`` is ``X``); any finite positive value works
+        (``1e-300`` or ``1e300`` included: the exponent is formed without
+        computing ``sigma**2``).
 
     Returns
     -------
@@ -209,6 +213,13 @@ def laplacian_kernel(
     some notes print as "the Gaussian kernel", is this kernel with width
     ``2 sigma^2``.
 
+    The distances are computed from the differences ``x - y``
+    (``scipy.spatial.distance``), so their rounding is relative to ``||x - y||``:
+    translation invariant (``k(X + t, Y + t) = k(X, Y)`` to rounding) and exact
+    near ``x = y``, where the expansion ``||x||^2 + ||y||^2 - 2 <x, y>`` would
+    lose ``sqrt(eps) ||x||`` under the square root. When ``Y`` is ``X`` each pair
+    is computed once: the matrix is exactly symmetric, with diagonal exactly 1.
+
     Parameters
     ----------
     X : array_like of shape (n, d)
@@ -219,8 +230,8 @@ def laplacian_kernel(
         Width ``> 0``.
     metric : {"euclidean", "manhattan"}, default "euclidean"
         The norm. ``"manhattan"`` (the L1 norm) equals scikit-learn's
-        ``laplacian_kernel`` with ``gamma = 1 / sigma``; it is computed by
-        ``scipy.spatial.distance.cdist`` with no ``(n, m, d)`` temporary.
+        ``laplacian_kernel`` with ``gamma = 1 / sigma``. Both are computed by
+        ``scipy.spatial.distance`` with no ``(n, m, d)`` temporary.
 
     Returns
     -------
@@ -241,13 +252,7 @@ def laplacian_kernel(
     Xa, Ya, same = check_pair(X, Y)
     check_output_size(len(Xa), len(Ya))
     Xs, Ys, c = scaled_pair(Xa, Ya, same)
-    if metric == "euclidean":
-        D = Xs @ Ys.T
-        xx = squared_norms(Xs)
-        sqdist_rows(D, xx, xx if same else squared_norms(Ys), 0, same)
-        np.sqrt(D, out=D)
-    else:
-        D = cdist(Xs, Ys, metric="cityblock")
+    D = distance_block(Xs, Ys, same, "euclidean" if metric == "euclidean" else "cityblock")
     exp_neg_scaled(D, safe_div(c, s))
     return D
 

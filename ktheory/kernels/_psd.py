@@ -2,13 +2,38 @@
 
 from __future__ import annotations
 
+import math
+from functools import partial
 from typing import Any
 
 import numpy as np
+from scipy.spatial import cKDTree
 
-from ktheory._validation import check_positive, check_square_matrix, floating_dtype, symmetry_rtol
+from ktheory._validation import (
+    check_array,
+    check_positive,
+    check_square_matrix,
+    floating_dtype,
+    symmetry_rtol,
+)
 
-from ._scale import pow2_scale
+from ._defaults import gamma_default, resolve_params
+from ._pairwise import (
+    gaussian_kernel,
+    laplacian_kernel,
+    linear_kernel,
+    polynomial_kernel,
+    rbf_kernel,
+    sigmoid_kernel,
+)
+from ._scale import (
+    gaussian_multiplier,
+    pow2_scale,
+    reference_point,
+    safe_mul,
+    sqdist_error,
+    squared_norms,
+)
 
 #: Relative tolerance of the symmetry test in :func:`is_psd` for float64 input
 #: (lower-precision input uses ``ktheory._validation.symmetry_rtol`` of its dtype).
@@ -35,25 +60,39 @@ def _eigs(Ka: np.ndarray) -> tuple[np.ndarray, float]:
     return np.linalg.eigvalsh((Ks + Ks.T) / 2.0), c
 
 
-def _psd_tol(eigs: np.ndarray, n: int, dtype: Any = np.float64) -> float:
-    return n * float(np.finfo(dtype).eps) * float(np.max(np.abs(eigs))) if n else 0.0
+def _psd_tol(eigs: np.ndarray, n: int, dtype: Any = np.float64, kmax: float = 0.0) -> float:
+    """``n * eps * (max |eigenvalue| + kmax)`` (``kmax``: ``max |K_ij|``, same scale)."""
+    return n * float(np.finfo(dtype).eps) * (float(np.max(np.abs(eigs))) + kmax) if n else 0.0
+
+
+def _max_abs(Ks: np.ndarray) -> float:
+    return float(max(Ks.max(), -Ks.min())) if Ks.size else 0.0
 
 
 def psd_tolerance(K: Any) -> float:
-    """The default eigenvalue tolerance of :func:`is_psd`: ``n * eps * max |eigenvalue|``.
+    """The default eigenvalue tolerance of :func:`is_psd`:
+    ``n * eps * (max |eigenvalue| + max |K_ij|)``.
 
-    This is the size of the rounding error of a symmetric eigensolver on an
-    ``n x n`` matrix (the rule ``numpy.linalg.matrix_rank`` uses for singular
-    values): an exactly PSD matrix computed in floating point is not refuted
-    because of rounding, while a negative eigenvalue above the rounding level
-    is reported. It scales with ``K``, so the verdict of :func:`is_psd` does
-    not change when ``K`` is multiplied by a positive number. ``eps`` is that
-    of the input's dtype (float32 input: ``1.2e-7``).
+    Two roundings, neither of which can make a PSD matrix indefinite beyond it: that
+    of a symmetric eigensolver on an ``n x n`` matrix, ``n * eps * max |eigenvalue|``
+    (the rule ``numpy.linalg.matrix_rank`` uses for singular values), and that of the
+    matrix itself, each entry of a computed matrix at best rounded once
+    (``|E_ij| <= eps * max |K_ij|``, which by Weyl's inequality moves no eigenvalue by
+    more than ``n * eps * max |K_ij|``). An exactly PSD matrix computed in floating
+    point is thus not refuted because of rounding, while a negative eigenvalue above
+    the rounding level is reported. It scales with ``K``, so the verdict of
+    :func:`is_psd` does not change when ``K`` is multiplied by a positive number.
+    ``eps`` is that of the input's dtype (float32 input: ``1.2e-7``). A Gram matrix
+    whose entries carry more error than one rounding (a Gaussian kernel on points
+    spread far wider than ``sigma``: :func:`gram_entry_error`) needs the larger
+    tolerance ``n * (eps * max |eigenvalue| + gram_entry_error)``, passed to
+    :func:`is_psd` as ``tol``; ktheory's estimators use that rule
+    (``ktheory._validation.psd_gram_tolerance``).
 
     Examples
     --------
     >>> import numpy as np
-    >>> bool(psd_tolerance(np.eye(2)) == 2 * np.finfo(float).eps)
+    >>> bool(psd_tolerance(np.eye(2)) == 2 * np.finfo(float).eps * (1 + 1))
     True
     """
     _check_psd_size(K)
@@ -61,7 +100,7 @@ def psd_tolerance(K: Any) -> float:
     if Ka.shape[0] == 0:
         return 0.0
     eigs, c = _eigs(Ka)
-    return _psd_tol(eigs, Ka.shape[0], floating_dtype(K)) * c
+    return _psd_tol(eigs, Ka.shape[0], floating_dtype(K), _max_abs(Ka) / c) * c
 
 
 def _symmetric_square(K: Any) -> tuple[np.ndarray, np.dtype] | None:
@@ -91,8 +130,9 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
         A finite real square matrix.
     tol : float, optional
         Eigenvalues ``>= -tol`` count as non-negative. Default:
-        :func:`psd_tolerance`, ``n * eps * max |eigenvalue|``, which is
-        invariant to positive scaling of ``K``.
+        :func:`psd_tolerance`, ``n * eps * (max |eigenvalue| + max |K_ij|)``
+        (the eigensolver's rounding and the entries' own), which is invariant
+        to positive scaling of ``K``.
 
     Returns
     -------
@@ -128,5 +168,116 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
     if n == 0:
         return True
     eigs, c = _eigs(Ka)
-    t = _psd_tol(eigs, n, dt) if t_user is None else t_user / c
+    t = _psd_tol(eigs, n, dt, _max_abs(Ka) / c) if t_user is None else t_user / c
     return bool(eigs[0] >= -t)
+
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def _kernel_name(kernel: Any) -> tuple[str | None, dict]:
+    """The name of ktheory's kernel function behind ``kernel`` (possibly a
+    ``functools.partial``, as :func:`make_kernel` returns) and its keyword parameters."""
+    funcs = {linear_kernel: "linear_kernel", polynomial_kernel: "polynomial_kernel",
+             gaussian_kernel: "gaussian_kernel", rbf_kernel: "rbf_kernel",
+             laplacian_kernel: "laplacian_kernel", sigmoid_kernel: "sigmoid_kernel"}
+    func, kw = kernel, {}
+    while isinstance(func, partial):
+        if func.args:
+            return None, {}
+        kw = {**func.keywords, **kw}
+        func = func.func
+    try:
+        name = funcs.get(func)
+    except TypeError:               # an unhashable callable
+        return None, {}
+    return name, ({} if name is None else resolve_params(name, kw))
+
+
+def gram_entry_error(kernel: Any, X: Any) -> float | None:
+    """A bound on the rounding error of each entry of the Gram matrix ``kernel(X)``
+    computed by ktheory's kernel functions: ``max |K_computed[i, j] - k(x_i, x_j)|``.
+
+    The positive-semidefiniteness checks of the estimators allow for it
+    (``ktheory._validation.psd_gram_tolerance``: by Weyl's inequality no eigenvalue of
+    the computed matrix is below ``-n`` times this bound when the kernel is positive
+    semidefinite), so a PSD kernel is not refused because of its own rounding.
+    With ``d`` features, ``u = eps / 2``, ``M = max ||x_i||^2``:
+
+    * linear: ``(d + 2) eps M`` (an inner product of ``d`` terms);
+    * polynomial: ``(p (d + 2) + 1) eps (gamma M + |coef0|)^p``;
+    * Gaussian/RBF: ``eps + exp(-gamma max(s - E, 0)) (1 - exp(-gamma E))`` with
+      ``E = (2 d + 7) eps R^2`` the rounding of the centred squared distances
+      (``ktheory.kernels._scale.sqdist_error``; ``R`` the largest distance of a row from
+      the reference point) and ``s`` the smallest squared distance between two rows:
+      about ``gamma E`` when that is small; ``s`` (nearest neighbours, from differences)
+      is computed only when ``gamma E > 1e-8``, where it can make the bound smaller
+      (points far apart on the scale of ``sigma``: both values are 0);
+    * Laplacian: ``(d + 6) eps / 2``: the distances come from differences, relative
+      error ``(d + 4) u``, and ``t exp(-t) <= 1 / e``;
+    * sigmoid: ``eps + (d + 2) eps (gamma M + |coef0|)``, at most 2.
+
+    Parameters
+    ----------
+    kernel : callable
+        One of ktheory's kernel functions, or a ``functools.partial`` of one (what
+        :func:`make_kernel` returns), its parameters bound by keyword.
+    X : array_like of shape (n, d)
+        The samples.
+
+    Returns
+    -------
+    float or None
+        The bound (``inf`` where the values overflow), or None for any other callable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ktheory.kernels import make_kernel
+    >>> X = np.random.default_rng(0).standard_normal((50, 3)) + 1e7   # far from 0
+    >>> bool(gram_entry_error(make_kernel("rbf", gamma=0.5), X) < 1e-13)
+    True
+    """
+    name, kw = _kernel_name(kernel)
+    if name is None:
+        return None
+    Xa = check_array(X, "X")
+    d = Xa.shape[1]
+    if name == "laplacian_kernel":
+        return (d + 6) * _EPS / 2.0
+    c = pow2_scale(Xa)
+    Xs = Xa if c == 1.0 else Xa / c
+    if name in ("gaussian_kernel", "rbf_kernel"):
+        if name == "gaussian_kernel":
+            m = gaussian_multiplier(c, sigma=check_positive(kw["sigma"], "sigma"))
+        else:
+            m = gaussian_multiplier(c, gamma=gamma_default(kw["gamma"], d))
+        return _gaussian_entry_error(Xs - reference_point(Xs), m)
+    big = safe_mul(safe_mul(float(np.max(squared_norms(Xs))), c), c)   # M, possibly inf
+    if name == "linear_kernel":
+        return safe_mul((d + 2) * _EPS, big)
+    g = gamma_default(kw["gamma"], d)
+    base = safe_mul(g, big) + abs(float(kw["coef0"]))
+    if name == "polynomial_kernel":
+        p = int(kw["degree"])
+        with np.errstate(over="ignore"):
+            return safe_mul((p * (d + 2) + 1) * _EPS, float(np.float64(base) ** p))
+    return min(2.0, _EPS + safe_mul((d + 2) * _EPS, base))   # sigmoid, not PSD in general
+
+
+def _gaussian_entry_error(Xc: np.ndarray, m: float) -> float:
+    """The Gaussian bound of :func:`gram_entry_error` for centred (rescaled) rows ``Xc``
+    and exponent multiplier ``m`` (``gamma`` in the rows' units, possibly ``inf``).
+
+    For a pair at computed and exact squared distances ``t``, ``s`` with ``|t - s| <= E``,
+    both ``>= s_min - E``: ``|exp(-m t) - exp(-m s)| <= exp(-m max(s_min - E, 0))
+    (1 - exp(-m E))``; the exponential's own rounding adds less than ``eps``."""
+    e = sqdist_error(Xc)
+    if e == 0.0:                      # all rows equal: every distance is exactly 0
+        return _EPS
+    bound = -math.expm1(-safe_mul(m, e))             # 1 - exp(-m E), in [0, 1]
+    if bound > 1e-8 and Xc.shape[0] > 1:
+        dist = cKDTree(Xc).query(Xc, k=2)[0][:, 1]   # nearest-neighbour distances
+        gap = max(float(np.min(dist)) ** 2 - e, 0.0)
+        bound *= math.exp(-(0.0 if gap == 0.0 else safe_mul(m, gap)))
+    return min(1.0, _EPS + bound)

@@ -6,6 +6,28 @@ overflow nor underflow; the scale is put back in one multiplier that may be
 ``inf`` or ``0`` without producing NaN. :func:`sqdist_rows` and
 :func:`exp_neg_scaled` hold the Gaussian exponent ``-gamma ||x - y||^2``: the
 only place where it is written.
+
+Distances of the translation-invariant kernels
+----------------------------------------------
+``k(x + t, y + t) = k(x, y)`` for the Gaussian/RBF and Laplacian kernels, and their
+computed values keep this relation to rounding, however far the data lie from the
+origin. One specification, used by the kernel functions, the fast path of
+``gram_matrix``, the Nystrom features (``ktheory.mercer``) and the compiled SVM solver
+(``ktheory.svm``, which is given data centred by :func:`reference_point`):
+
+* the inputs are rescaled exactly by a power of two ``c`` (:func:`scaled_pair`);
+* Gaussian/RBF: the rows are centred at one common reference point ``r``, the mean of
+  all rows of ``X / c`` and ``Y / c`` (:func:`reference_point`), and
+  ``||x - y||^2 = ||x'||^2 + ||y'||^2 - 2 <x', y'>`` with ``x' = x / c - r``,
+  ``y' = y / c - r`` (one matrix product), negative rounding residue clipped to 0,
+  and exactly 0 on the diagonal when ``Y`` is ``X`` (so ``k(x, x) = 1`` exactly).
+  Uncentred, the expansion cancels catastrophically: its error is
+  ``eps (||x||^2 + ||y||^2)``, i.e. ``0.07`` in ``||x - y||^2`` for points ``1e7``
+  from the origin; centred, it is ``eps (||x'||^2 + ||y'||^2)``, set by the spread
+  of the data, not by their position (:func:`sqdist_error`);
+* Laplacian: distances from the differences ``x - y`` (``scipy.spatial.distance``),
+  whose rounding is relative to ``||x - y||`` itself; the expansion would not do here,
+  since ``sqrt`` turns its absolute error ``e`` near ``x = y`` into ``sqrt(e)``.
 """
 
 from __future__ import annotations
@@ -13,6 +35,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.spatial.distance import cdist, pdist, squareform
 
 #: Largest Gram block (values) a kernel function or gram_matrix allocates: 2**30 (8 GiB).
 MAX_OUTPUT_ELEMENTS = 1 << 30
@@ -114,14 +137,77 @@ def exp_neg_scaled(B: np.ndarray, m: float) -> None:
         np.exp(B, out=B)
 
 
+def reference_point(Xs: np.ndarray, Ys: np.ndarray | None = None) -> np.ndarray:
+    """The common reference point of the distance specification: the mean of the rows
+    of ``Xs`` and ``Ys`` together (of ``Xs`` alone when ``Ys`` is None or ``Xs``).
+
+    Computed without overflow for any finite input (through an exact power-of-two
+    rescaling when the values are extreme). ``Xs`` must have at least one row.
+    """
+    parts = [Xs] if Ys is None or Ys is Xs else [Xs, Ys]
+    c = pow2_scale(*parts)
+    total = np.zeros(Xs.shape[1])
+    rows = 0
+    for A in parts:
+        total += (A if c == 1.0 else A / c).sum(axis=0)
+        rows += A.shape[0]
+    total /= rows
+    if c != 1.0:
+        with np.errstate(over="ignore"):
+            total *= c          # |mean| <= max |A|: finite
+    return total
+
+
+def centred_pair(Xs: np.ndarray, Ys: np.ndarray, same: bool,
+                 center: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(Xs - r, Ys - r)`` with ``r = center`` (default :func:`reference_point`); when
+    ``same``, the second is the very same array as the first (so that ``Xc @ Xc.T`` is
+    exactly symmetric). Meant for rescaled inputs (``|value| < 2``: no overflow)."""
+    r = reference_point(Xs, None if same else Ys) if center is None else center
+    Xc = Xs - r
+    return Xc, (Xc if same else Ys - r)
+
+
+def sqdist_error(Xc: np.ndarray, Yc: np.ndarray | None = None) -> float:
+    """A bound on the rounding error of the squared distances the specification gives
+    for centred rows ``Xc`` (and ``Yc``): ``(2 d + 7) eps R^2``, ``R = max ||x'||``.
+
+    With ``u = eps / 2`` and ``S = ||x'||^2 + ||y'||^2 <= 2 R^2``: the norms and the
+    inner product of ``d`` terms carry at most ``d u`` of their magnitude
+    (``|<x', y'>| <= S / 2``), so ``-2 <x', y'>`` and ``||x'||^2 + ||y'||^2`` at most
+    ``d u S`` each, the two sums ``3 u S`` more (``||x - y||^2 <= 2 S``): ``(2 d + 3) u S``.
+    Centring rounds each coordinate of ``x - r`` by at most ``u |x_k - r_k|``, which
+    moves ``||x' - y'||^2`` by at most ``2 ||x' - y'|| u (||x'|| + ||y'||) <= 8 u R^2``.
+    Summation order (BLAS blocking, FMA) does not matter to the bound.
+    """
+    d = Xc.shape[1]
+    big = float(np.max(squared_norms(Xc))) if Xc.size else 0.0
+    if Yc is not None and Yc is not Xc and Yc.size:
+        big = max(big, float(np.max(squared_norms(Yc))))
+    eps = float(np.finfo(np.float64).eps)
+    with np.errstate(over="ignore"):
+        return float((2 * d + 7) * eps * big)
+
+
 def gaussian_block(Xs: np.ndarray, Ys: np.ndarray, m: float, same: bool) -> np.ndarray:
-    """The Gaussian Gram block ``exp(-m ||xs - ys||^2)`` for (rescaled) inputs."""
-    B = Xs @ Ys.T
-    xx = squared_norms(Xs)
-    yy = xx if same else squared_norms(Ys)
+    """The Gaussian Gram block ``exp(-m ||xs - ys||^2)`` for (rescaled) inputs, with the
+    distances of the specification above (centred at :func:`reference_point`)."""
+    Xc, Yc = centred_pair(Xs, Ys, same)
+    B = Xc @ Yc.T
+    xx = squared_norms(Xc)
+    yy = xx if same else squared_norms(Yc)
     sqdist_rows(B, xx, yy, 0, same)
     exp_neg_scaled(B, m)
     return B
+
+
+def distance_block(Xs: np.ndarray, Ys: np.ndarray, same: bool, metric: str) -> np.ndarray:
+    """Distances ``||xs - ys||`` (``metric="euclidean"``) or ``||xs - ys||_1``
+    (``"cityblock"``) from the differences, exactly symmetric with a zero diagonal
+    when ``same`` (``pdist``, each pair once)."""
+    if same:
+        return squareform(pdist(Xs, metric=metric))
+    return cdist(Xs, Ys, metric=metric)
 
 
 def check_finite_result(K: np.ndarray, what: str, hint: str) -> np.ndarray:

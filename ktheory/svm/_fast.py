@@ -112,7 +112,13 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
 
     Each value is computed alone, by the same arithmetic whichever row or part of a row
     asks for it, so a row computed twice is the same row, bit for bit, and ``K`` is
-    exactly symmetric (a BLAS product would round differently by position)."""
+    exactly symmetric (a BLAS product would round differently by position).
+
+    ``"rbf"`` follows the distance specification of :mod:`ktheory.kernels` (its
+    ``_scale`` module): ``||x||^2 + ||x'||^2 - 2 <x, x'>`` clipped at 0, on the rows
+    the caller has centred at their reference point (``KernelSVMBase._solver_rows``), and the
+    entry of a sample in its own row exactly 1 (``t == ax``: the same sample in both
+    layouts), as the diagonal of :func:`_diag`."""
     gamma = kp[0]
     coef0 = kp[1]
     degree = kp[2]
@@ -133,7 +139,11 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
         elif kind == 1:
             v = (gamma * dt + coef0) ** degree
         elif kind == 2:
-            v = math.exp(-gamma * (sqa + sq[start + k] - 2.0 * dt))
+            d2 = (sqa + sq[start + k]) - 2.0 * dt
+            if start + k == ax or d2 <= 0.0:
+                v = 1.0                       # exp(-gamma * 0), also for gamma = inf
+            else:
+                v = math.exp(-gamma * d2)
         else:
             v = math.tanh(gamma * dt + coef0)
         v = v * inv
@@ -684,19 +694,21 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
 @njit(cache=True)
 def _diag(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.ndarray,
           n: int) -> np.ndarray:
-    """``k(x_a, x_a)`` for every sample (unscaled)."""
+    """``k(x_a, x_a)`` for every sample (unscaled); exactly 1 for ``"rbf"``
+    (``||x - x||^2 = 0``, whatever the magnitude of ``x``)."""
     out = np.empty(n)
     for a in range(n):
         if kind == 4:
             out[a] = Kpre[a, a]
+            continue
+        if kind == 2:
+            out[a] = 1.0
             continue
         dt = _dot(X, a, a)
         if kind == 0:
             out[a] = dt
         elif kind == 1:
             out[a] = (kp[0] * dt + kp[1]) ** kp[2]
-        elif kind == 2:
-            out[a] = math.exp(-kp[0] * (sq[a] + sq[a] - 2.0 * dt))
         else:
             out[a] = math.tanh(kp[0] * dt + kp[1])
     return out

@@ -14,7 +14,11 @@
 * Gram blocks by the public kernel functions of :mod:`ktheory.kernels` (or the callable),
   checked for shape and overflow, and decision values in row blocks of about 32 MiB;
 * the dual solved by the compiled SMO (:mod:`ktheory.svm._fast`) where numba is installed,
-  by the readable reference (:func:`ktheory.svm._smo.smo_on_gram`) otherwise.
+  by the readable reference (:func:`ktheory.svm._smo.smo_on_gram`) otherwise; for the RBF
+  kernel the compiled solver is given the training rows centred at their reference point
+  (:meth:`KernelSVMBase._solver_rows`), so that its kernel rows follow the distance
+  specification of :mod:`ktheory.kernels` (translation invariant, no cancellation far from
+  the origin).
 
 It imports the solver layer (:mod:`ktheory.svm._core`, :mod:`ktheory.svm._smo`, and
 :mod:`ktheory.svm._fast` on first use); nothing in the solver layer imports it.
@@ -31,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as km
 from .._base import KTheoryEstimator
+from .._kernel_setup import resolve_gamma
 from .._validation import check_positive, check_symmetric, fit_data, predict_data, symmetrized
 from ._core import SMOResult, as_result, check_max_iter, diag_scale
 from ._smo import smo_on_gram
@@ -161,33 +166,9 @@ class KernelSVMBase(KTheoryEstimator):
         """The kernel coefficient used for ``X`` (None for kernels without one)."""
         if callable(self.kernel) or self.kernel in ("linear", "precomputed"):
             return None
-        if self.gamma == "auto":
-            return 1.0 / X.shape[1]
-        if self.gamma != "scale":
-            return float(self.gamma)
-        # 1 / (n_features * X.var()), as scikit-learn, computed without overflow:
-        # directly (bit for bit sklearn's value) when X's scale allows it,
-        # through X / max|X| otherwise.
-        s = float(np.max(np.abs(X)))
-        if s == 0.0:
-            return 1.0
-        if 1e-150 < s < 1e150:
-            var = float(X.var())
-            return 1.0 / (X.shape[1] * var) if var != 0.0 else 1.0
-        rel = float((X / s).var())
-        if rel == 0.0:
-            return 1.0
-        with np.errstate(over="ignore", under="ignore"):
-            g = 1.0 / (X.shape[1] * rel) / s / s
-        if not (np.isfinite(g) and g >= np.finfo(np.float64).tiny):
-            log_var = 2.0 * np.log10(s) + np.log10(rel)
-            raise ValueError(
-                f"gamma='scale' is 1 / (n_features * X.var()) with X.var() about 1e{log_var:.0f}, "
-                "which is not representable in float64 (X's values are too "
-                f"{'large' if s > 1 else 'small'}, max |X| = {s:.3g}). Rescale X (e.g. standardise "
-                "its columns) or pass a numeric gamma."
-            )
-        return g
+        # 1 / (n_features * X.var()) for "scale", as scikit-learn (bit for bit where X's
+        # scale allows it), without overflow where it does not
+        return resolve_gamma(self.gamma, X)
 
     def _set_kernel(self, X: np.ndarray) -> None:
         """Store the kernel by name and parameters (``_kernel_params_``): picklable,
@@ -216,6 +197,19 @@ class KernelSVMBase(KTheoryEstimator):
         if kern == "sigmoid":
             return km.sigmoid_kernel(A, B, gamma=p["gamma"], coef0=p["coef0"])
         raise ValueError(f"unknown kernel {kern!r}")  # pragma: no cover - checked in fit
+
+    def _gram_entry_error(self, X: np.ndarray) -> float | None:
+        """The evaluation error of the entries of the named kernel's Gram matrix on ``X``
+        (:func:`ktheory.kernels.gram_entry_error`), which a positive-semidefiniteness check
+        allows for; None for a callable or precomputed kernel."""
+        p = self._kernel_params_
+        kern = p["kernel"]
+        if callable(kern) or kern not in NAMED_KERNELS:
+            return None
+        poly = kern == "poly"
+        k = km.make_kernel(kern, gamma=p["gamma"], degree=p["degree"] if poly else None,
+                           coef0=p["coef0"] if kern in ("poly", "sigmoid") else None)
+        return km.gram_entry_error(k, X)
 
     def _kernel_name(self) -> str:
         k = self._kernel_params_["kernel"]
@@ -332,11 +326,12 @@ class KernelSVMBase(KTheoryEstimator):
         if gram is None:
             kind = fast.KERNEL_CODES[kern]
             kp = self._kernel_codes()
+            Xk = self._solver_rows(X)
             if diag is None:
-                diag = fast.kernel_diag(kind, X, kp)
+                diag = fast.kernel_diag(kind, Xk, kp)
             if np.all(np.isfinite(diag[base])):
                 s = diag_scale(diag[base])
-                res = fast.fast_smo(kind, X, y, C, tol, max_iter, kparams=kp, base=base, p=p,
+                res = fast.fast_smo(kind, Xk, y, C, tol, max_iter, kparams=kp, base=base, p=p,
                                     scale=s, diag=diag, **opts)
                 if not res.nonfinite:
                     return as_result(res)
@@ -358,6 +353,23 @@ class KernelSVMBase(KTheoryEstimator):
                 f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
             )
         return as_result(res)
+
+    def _solver_rows(self, X: np.ndarray) -> np.ndarray:
+        """The rows the compiled solver computes kernel values from: for the
+        translation-invariant ``"rbf"``, ``X`` centred at its reference point
+        (:func:`ktheory.kernels.reference_point`, the mean of the rows), so that the
+        compiled rows follow the distance specification of :mod:`ktheory.kernels`
+        (``||x - y||^2`` from centred rows, no cancellation far from the origin) and a
+        translated training set gives the same rows; ``X`` itself for the other kernels,
+        and where centring would overflow (``|x|`` near ``1.8e308``: the kernel values
+        there are computed by :mod:`ktheory.kernels` instead, see :meth:`_dual`).
+        Test data need no centre of their own: :func:`ktheory.kernels.rbf_kernel`
+        centres every block it computes, and ``support_vectors_`` are the rows given."""
+        if self._kernel_params_["kernel"] != "rbf" or X.shape[0] == 0:
+            return X
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xc = X - km.reference_point(X)
+        return Xc if np.all(np.isfinite(Xc)) else X
 
     def _kernel_codes(self) -> tuple[float, float, float]:
         """``(gamma, coef0, degree)`` as the compiled solver takes them."""

@@ -104,7 +104,9 @@ MAX_QP_MB = 2048.0
 MAX_POPULATION_CLASSES = 1000
 
 #: Relative tolerance of the positive-semidefiniteness test of the Gram matrix:
-#: its smallest eigenvalue must be ``>= -PSD_RTOL * max |eigenvalue|``.
+#: its smallest eigenvalue must be ``>= -PSD_RTOL * max |eigenvalue|``, or within the
+#: rounding a named kernel's evaluation explains (``ktheory._validation.psd_gram_tolerance``
+#: with :func:`ktheory.kernels.gram_entry_error`), whichever is larger.
 PSD_RTOL = 1e-6
 
 #: Iteration cap used for ``max_iter=-1`` (the interior-point method needs
@@ -323,6 +325,11 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         ``tol`` relative, plus ``C`` times the rounding error of the hinge
         terms (which dominates for huge ``C``: a hard-margin fit has every
         margin zero only to rounding).
+    duality_gap_ : float
+        The certificate of the fit: ``(primal_objective_ - objective_) /
+        max(|objective_|, 1)``, nonnegative by weak duality. Above ``max(100 tol,
+        1e-6)`` the fit is not certified optimal and ``fit`` says so with a
+        :class:`~ktheory.svm.ConvergenceWarning`.
     n_iter_ : int
         Interior-point iterations.
     n_features_in_ : int
@@ -429,7 +436,8 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
                 symmetrized(K, "the Gram matrix returned by the kernel callable", np.float64)
         check_psd_gram(K, "the precomputed Gram matrix X" if self.kernel == "precomputed"
                        else f"the Gram matrix of the {self._kernel_name()} kernel", rtol=PSD_RTOL,
-                       why="the LLW dual is a convex QP only for a PSD kernel")
+                       why="the LLW dual is a convex QP only for a PSD kernel",
+                       entry_error=self._gram_entry_error(X))
 
         C = float(self.C)
         tol = float(self.tol)
@@ -491,8 +499,18 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         self.support_ = support.astype(np.int32)
         self.objective_ = -dual_min
         self.primal_objective_ = 0.25 * pen + C * loss
+        self.duality_gap_ = (self.primal_objective_ - self.objective_) / max(abs(self.objective_), 1.0)
         self.n_iter_ = max(n_iter, 1)
         self._polished_ = polished
+        if self.duality_gap_ > max(100.0 * tol, 1e-6):
+            warnings.warn(
+                f"{name}: the fit is not certified optimal: the primal objective "
+                f"{self.primal_objective_:.6g} exceeds the dual {self.objective_:.6g} by "
+                f"{self.duality_gap_:.2g} (relative), more than max(100 tol, 1e-6); the "
+                "decision functions may be off by about that much",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self._set_support_vectors(X, support)
         return self
 

@@ -135,8 +135,11 @@ def polish(Q: np.ndarray, c: np.ndarray, A: np.ndarray, u: np.ndarray, sol: dict
     moved to the bound and the system re-solved (at most 5 rounds). The result is
     accepted if it is feasible, satisfies the sign conditions of the bound multipliers
     to ``max(tol, 1e-9)`` and its objective is not worse than the iterate's; otherwise
-    the iterate is returned with its near-zero variables set to 0. Returns ``(x, y,
-    polished)`` (``y`` the multipliers of ``A x = 0``).
+    the interior-point iterate itself is returned, unchanged: it satisfies ``A x = 0``
+    exactly and its duality gap is the method's, whereas setting its small variables to 0
+    (as this function once did) broke the equality constraints by up to ``5e-5`` and the
+    primal and dual objectives of the fit then disagreed by 1 % (standardised iris, RBF,
+    ``C = 100``). Returns ``(x, y, polished)`` (``y`` the multipliers of ``A x = 0``).
     """
     x0, z, v, y0 = sol["x"], sol["z"], sol["v"], sol["y"]
     p = A.shape[0]
@@ -145,7 +148,7 @@ def polish(Q: np.ndarray, c: np.ndarray, A: np.ndarray, u: np.ndarray, sol: dict
     lower = x0 / us < z / gs
     upper = ~lower & ((u - x0) / us < v / gs)
     obj0 = 0.5 * float(x0 @ (Q @ x0)) + float(c @ x0)
-    fallback = (np.where(lower, 0.0, x0), y0, False)
+    fallback = (x0, y0, False)
     for _ in range(5):
         free = ~(lower | upper)
         xb = np.where(upper, u, 0.0)

@@ -1,9 +1,10 @@
 """Bad-input battery for ktheory.fisher: every public callable x every input category.
 
 Oracles for the "ok" cases: the dense generalised eigenproblem
-``scipy.linalg.eigh(M, N + mu I)`` on the matrices built from their definition
-(class means and centred columns, written out here independently of
-``fisher_matrices``), and ``k(X_test, X_train) @ alphas_`` for the projections.
+``scipy.linalg.eigh(M, N + mu trace(N) / n I)`` (``mu`` is relative to the mean
+eigenvalue of ``N``) on the matrices built from their definition (class means and
+centred columns, written out here independently of ``fisher_matrices``), and
+``k(X_test, X_train) @ alphas_`` for the projections.
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def eig_oracle(K, y, mu=MU):
 
     def check(result):
         M, N = dense_MN(K, y)
-        lam = sla.eigh(M, N + mu * np.eye(len(y)), eigvals_only=True)[::-1]
+        ridge = mu * np.trace(N) / len(y)
+        lam = sla.eigh(M, N + ridge * np.eye(len(y)), eigvals_only=True)[::-1]
         k = result.eigenvalues_.shape[0]
         np.testing.assert_allclose(result.eigenvalues_, lam[:k], rtol=1e-6)
 
@@ -116,12 +118,19 @@ CASES += [
          note="a class with a single sample adds nothing to N"),
     Case(FIT, "extreme-scale", lambda: est(kernel="linear").fit(X * 1e200, Y), "ValueError", match="overflow",
          note="linear kernel overflows"),
-    Case(FIT, "extreme-scale", lambda: est(kernel="precomputed").fit(K_RBF * 1e160, Y), "ValueError",
-         match="overflow", note="precomputed K K' overflows"),
-    Case(FIT, "extreme-scale", lambda: est(kernel="rbf", gamma=None).fit(X * 1e-200, Y), "ValueError",
+    Case(FIT, "extreme-scale", lambda: est(kernel="precomputed").fit(K_RBF * 1e160, Y), "ok",
+         check=eig_oracle(K_RBF, Y), note="large K: N = K C K (1e320) is never formed"),
+    Case(FIT, "extreme-scale", lambda: est(kernel="precomputed").fit(K_RBF * 1e307, Y), "ValueError",
+         match="overflow", note="precomputed K C overflows"),
+    Case(FIT, "extreme-scale", lambda: est(kernel="rbf", gamma="auto").fit(X * 1e-200, Y), "ValueError",
          match="M = 0", note="rbf of tiny X is constant"),
-    Case(FIT, "extreme-scale", lambda: est(kernel="precomputed", mu=1e198).fit(K_RBF * 1e100, Y), "ok",
-         check=eig_oracle(K_RBF, Y, mu=1e-2), note="K and mu scaled together: same quotient"),
+    Case(FIT, "extreme-scale", lambda: est(kernel="rbf", gamma="scale").fit(X * 1e-140, Y), "ok",
+         check=eig_oracle(rbf_kernel(X, gamma=1 / (2 * X.var())), Y),
+         note="gamma='scale' follows the scale of X"),
+    Case(FIT, "extreme-scale", lambda: est(kernel="rbf", gamma="scale").fit(X * 1e-200, Y), "ValueError",
+         match="not representable", note="gamma='scale' beyond float64"),
+    Case(FIT, "extreme-scale", lambda: est(kernel="precomputed").fit(K_RBF * 1e100, Y), "ok",
+         check=eig_oracle(K_RBF, Y), note="K scaled, mu relative: same quotient"),
     Case(FIT, "non-symmetric", lambda: est(kernel="precomputed").fit(K_RBF + np.triu(K_RBF, 1) * 0.1, Y),
          "ValueError", match="symmetric", note="asymmetric precomputed"),
     Case(FIT, "non-psd", lambda: est(kernel="precomputed").fit(K_RBF - 0.5 * np.eye(14), Y), "ok",
@@ -130,10 +139,18 @@ CASES += [
     Case(FIT, "param-type", lambda: est(n_components=1.0).fit(X, Y), "TypeError", match="n_components",
          note="float n_components"),
     Case(FIT, "param-type", lambda: est(kernel=3).fit(X, Y), "ValueError", match="kernel", note="kernel an int"),
+    Case(FIT, "param-type", lambda: est(gamma=None).fit(X, Y), "TypeError", match="gamma",
+         note="gamma None (scikit-learn's SVC vocabulary: 'scale', 'auto' or a number)"),
+    Case(FIT, "param-type", lambda: est(threshold=0.5).fit(X, Y), "ValueError", match="threshold",
+         note="threshold a number"),
     Case(FIT, "param-range", lambda: est(mu=-1e-3).fit(X, Y), "ValueError", match="mu", note="mu < 0"),
     Case(FIT, "param-range", lambda: est(n_components=2).fit(X, Y), "ValueError", match="n_components",
          note="more than c - 1 components"),
     Case(FIT, "param-range", lambda: est(gamma=0.0).fit(X, Y), "ValueError", match="gamma", note="gamma 0"),
+    Case(FIT, "param-range", lambda: est(gamma="sigma").fit(X, Y), "ValueError", match="gamma",
+         note="unknown gamma string"),
+    Case(FIT, "param-range", lambda: est(threshold="median").fit(X, Y), "ValueError", match="threshold",
+         note="unknown threshold"),
     Case(FIT, "huge-size", lambda: est().fit(np.zeros((MAX_SAMPLES + 1, 1)), np.arange(MAX_SAMPLES + 1) % 2),
          "ValueError", match="MAX_SAMPLES", note="refused before the Gram matrix"),
 ]

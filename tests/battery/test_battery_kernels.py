@@ -338,8 +338,10 @@ KA[0, 1] += 0.1  # not symmetric
 
 
 def _eig_tol(A):
+    """The documented default tolerance: ``n eps (max|eigenvalue| + max|K_ij|)`` (the
+    eigensolver's rounding and the entries' own, one rounding each)."""
     w = np.linalg.eigvalsh((A + A.T) / 2)
-    return len(A) * np.finfo(float).eps * np.max(np.abs(w))
+    return len(A) * np.finfo(float).eps * (np.max(np.abs(w)) + np.max(np.abs(A)))
 
 
 for _fn in ("is_psd", "psd_tolerance"):
@@ -364,8 +366,8 @@ for _fn in ("is_psd", "psd_tolerance"):
     add(_fn, "dtype-object", lambda f=f: f(KP.astype(object)), check=ok(KP), note="object floats")
     K32 = KP.astype(np.float32)
     add(_fn, "dtype-float32", lambda f=f, K32=K32: f(K32),
-        check=equal(True) if psd else close(len(K32) * np.finfo(np.float32).eps * np.max(np.linalg.eigvalsh(K32.astype(float))),
-                                            rtol=1e-6, atol=0),
+        check=equal(True) if psd else close(len(K32) * np.finfo(np.float32).eps * (
+            np.max(np.linalg.eigvalsh(K32.astype(float))) + float(np.max(np.abs(K32)))), rtol=1e-6, atol=0),
         note="float32: tolerance of float32")
     add(_fn, "nan-inf", lambda f=f: f(np.array([[1.0, np.nan], [np.nan, 1.0]])), "ValueError", "K contains NaN",
         note="NaN")

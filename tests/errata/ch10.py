@@ -96,7 +96,8 @@ def n_inverse():
     N = K * C * K
     d = K * L[1] / sum(L[1]) - K * L[0] / sum(L[0])
     seed = N.det() != 0  # N^{-1} exists
-    mu = sp.Rational(1, 10)
+    # the estimator's mu = 0.1 is relative: the ridge is mu trace(N) / n, exact here
+    mu = sp.Rational(1, 10) * N.trace() / n
     N_mu = N + mu * sp.eye(n)
     alpha = np.array(N_mu.LUsolve(d), dtype=float).ravel()
     kfd = KernelFisherDiscriminant(kernel="poly", degree=2, gamma=1.0, coef0=1.0, mu=0.1)
