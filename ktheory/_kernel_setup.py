@@ -34,8 +34,8 @@ from ktheory import kernels as kk
 from ktheory._validation import ComplexDataError, check_array, check_positive
 
 __all__ = [
-    "check_gamma", "check_kernel_params", "kernel_block", "owned", "real_matrix",
-    "resolve_gamma",
+    "check_gamma", "check_kernel_params", "kernel_block", "named_entry_error", "named_kernel",
+    "owned", "real_matrix", "resolve_gamma",
 ]
 
 
@@ -47,8 +47,9 @@ def check_kernel_params(kernel: Any, gamma: Any, degree: Any, coef0: Any, *,
     ----------
     kernel : str or callable
         One of ``names``, ``"precomputed"`` or a callable ``k(X, Y)``.
-    gamma : float or None
-        ``None`` (``1 / n_features``) or a finite number ``> 0``.
+    gamma : {"scale", "auto"} or float or None
+        ``None`` (``1 / n_features``, scikit-learn's ``KernelRidge``), ``"scale"`` or
+        ``"auto"`` (:func:`resolve_gamma`) or a finite number ``> 0``.
     degree : int
         An integer ``>= 1`` (an integral float is accepted, as scikit-learn does).
     coef0 : float
@@ -68,7 +69,7 @@ def check_kernel_params(kernel: Any, gamma: Any, degree: Any, coef0: Any, *,
             f"kernel must be one of {names}, 'precomputed' or a callable k(X, Y); got {kernel!r}"
         )
     if gamma is not None:
-        check_positive(gamma, "gamma")
+        check_gamma(gamma)
     if isinstance(degree, (bool, np.bool_)) or not isinstance(degree, numbers.Real):
         raise TypeError(f"degree must be an integer >= 1, got {type(degree).__name__} {degree!r}")
     if not np.isfinite(float(degree)) or degree < 1 or float(degree) != int(degree):
@@ -79,9 +80,12 @@ def check_kernel_params(kernel: Any, gamma: Any, degree: Any, coef0: Any, *,
         raise ValueError(f"coef0 must be finite, got {coef0!r}")
 
 
-def _named_kernel(name: str, A: np.ndarray, B: np.ndarray | None, gamma: float | None,
-                  degree: Any, coef0: Any) -> np.ndarray:
-    """A named kernel in scikit-learn's parametrisation (``gamma=None``: ``1 / n_features``)."""
+def named_kernel(name: str, A: np.ndarray, B: np.ndarray | None, gamma: float | None,
+                 degree: Any, coef0: Any) -> np.ndarray:
+    """A named kernel in scikit-learn's parametrisation (``gamma=None``: ``1 / n_features``),
+    evaluated by :mod:`ktheory.kernels`: the one implementation of the names every estimator
+    uses (``"linear"``, ``"poly"``/``"polynomial"``, ``"rbf"``, ``"laplacian"``,
+    ``"sigmoid"``)."""
     if name == "linear":
         return kk.linear_kernel(A, B)
     g = 1.0 / A.shape[1] if gamma is None else float(gamma)
@@ -94,6 +98,19 @@ def _named_kernel(name: str, A: np.ndarray, B: np.ndarray | None, gamma: float |
     if name == "sigmoid":
         return kk.sigmoid_kernel(A, B, gamma=g, coef0=float(coef0))
     raise ValueError(f"unknown kernel name {name!r}")  # pragma: no cover - names are checked in fit
+
+
+def named_entry_error(name: str, X: np.ndarray, gamma: float | None, degree: Any,
+                      coef0: Any) -> float:
+    """The evaluation error of the entries of the named kernel's Gram matrix on ``X``
+    (:func:`ktheory.kernels.gram_entry_error`), which a positive-semidefiniteness test
+    allows for; the parameters as in :func:`named_kernel`."""
+    g = 1.0 / X.shape[1] if gamma is None else float(gamma)
+    poly = name in ("poly", "polynomial")
+    kern = kk.make_kernel(name, gamma=g, degree=int(degree) if poly else None,
+                          coef0=float(coef0) if poly or name == "sigmoid" else None,
+                          metric="manhattan" if name == "laplacian" else None)
+    return kk.gram_entry_error(kern, X)
 
 
 def kernel_block(
@@ -136,7 +153,7 @@ def kernel_block(
         K = kernel(A, A if B is None else B, **(kernel_params or {}))
     else:
         with np.errstate(over="ignore", invalid="ignore"):
-            K = _named_kernel(kernel, A, B, gamma, degree, coef0)
+            K = named_kernel(kernel, A, B, gamma, degree, coef0)
     K = np.asarray(K, dtype=np.float64)
     m = A.shape[0] if B is None else B.shape[0]
     if K.shape != (A.shape[0], m):

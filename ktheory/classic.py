@@ -175,6 +175,14 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
     is deterministic, so it will cycle forever) or ``max_passes`` is reached. There is no
     general convergence theorem for this rule.
 
+    The rule is not translation-equivariant on raw coordinates: the augmented coordinate 1
+    fixes an origin, and far from it (``x`` of size ``1e4`` against that 1) a correction moves
+    the weights almost only, the offsets hardly. With ``center=True`` (the default) the rule
+    runs on ``(x - center_, 1)``, ``center_`` the training mean, so that shifting the
+    training and test data by the same vector changes no prediction (up to rounding);
+    ``center=False`` is the textbook rule on ``(x, 1)`` (Chapter 1 uses it where it follows
+    the construction step by step).
+
     Parameters
     ----------
     n_subclasses : int or sequence of int
@@ -190,12 +198,17 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         Seeds k-means, the random start and the visiting order.
     shuffle : bool
         Visit the samples in one seeded random order (fixed over passes); otherwise as given.
+    center : bool, default True
+        Run the rule on ``x - center_`` (the training mean subtracted), which makes the
+        classifier translation-equivariant; ``False`` runs it on the raw ``x``.
 
     Attributes
     ----------
     classes_, n_features_in_ : the labels (sorted) and the number of features.
+    center_ : ndarray of shape (n_features,)
+        The training mean (``center=True``) or zeros: the weights act on ``(x - center_, 1)``.
     coef_ : ndarray of shape (n_subclasses_total, n_features + 1)
-        Augmented weight vectors, grouped by class.
+        Augmented weight vectors on ``(x - center_, 1)``, grouped by class.
     subclass_class_ : ndarray of int
         Class index (into ``classes_``) of each row of ``coef_``.
     converged_ : bool
@@ -223,13 +236,14 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
 
     def __init__(self, n_subclasses: int | Sequence[int] = 2, learning_rate: float = 1.0,
                  max_passes: int = 100, init: str = "means", random_state: Any = 0,
-                 shuffle: bool = True) -> None:
+                 shuffle: bool = True, center: bool = True) -> None:
         self.n_subclasses = n_subclasses
         self.learning_rate = learning_rate
         self.max_passes = max_passes
         self.init = init
         self.random_state = random_state
         self.shuffle = shuffle
+        self.center = center
 
     def _counts(self, n_classes: int) -> np.ndarray:
         ns = self.n_subclasses
@@ -273,8 +287,13 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         passes = _check_int(self.max_passes, "max_passes", 0)
         if self.init not in ("means", "random", "zeros"):
             raise ValueError(f"init must be 'means', 'random' or 'zeros', got {self.init!r}")
+        if not isinstance(self.center, (bool, np.bool_)):
+            raise TypeError(f"center must be True or False, got {self.center!r}")
         Xa, classes, codes = _fit_Xy(self, X, y)
         counts = self._counts(len(classes))
+        center = Xa.mean(axis=0) if self.center else np.zeros(Xa.shape[1])
+        if self.center:
+            Xa = Xa - center
         if passes * Xa.shape[0] * counts.sum() > 5e9:
             raise ValueError(
                 "max_passes * n_samples * n_subclasses is too large (> 5e9 operations); reduce max_passes"
@@ -325,6 +344,7 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
                     cycle_length = p - seen[key]
                     break
                 seen[key] = p
+        self.center_ = center
         self.coef_ = A
         self.subclass_class_ = owner
         self.classes_ = classes
@@ -335,7 +355,7 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         return self
 
     def class_scores(self, X: Any) -> np.ndarray:
-        """The class scores ``g_i(x) = max_l a_i^l . (x, 1)``.
+        """The class scores ``g_i(x) = max_l a_i^l . (x - center_, 1)``.
 
         Parameters
         ----------
@@ -351,7 +371,7 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
             Before ``fit``.
         """
         Xa = _predict_X(self, X, "coef_")
-        S = np.hstack([Xa, np.ones((Xa.shape[0], 1))]) @ self.coef_.T
+        S = np.hstack([Xa - self.center_, np.ones((Xa.shape[0], 1))]) @ self.coef_.T
         return np.column_stack([S[:, self.subclass_class_ == c].max(axis=1)
                                 for c in range(len(self.classes_))])
 

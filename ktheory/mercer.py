@@ -70,6 +70,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from threadpoolctl import threadpool_limits
 
 from ktheory._base import KTheoryEstimator, atomic_fit
+from ktheory._kernel_setup import check_gamma, resolve_gamma
 from ktheory._validation import (
     check_array,
     check_positive,
@@ -139,6 +140,29 @@ def _rng(random_state: Any) -> np.random.Generator:
     if random_state < 0:
         raise ValueError(f"random_state must be a non-negative integer, got {random_state!r}")
     return np.random.default_rng(int(random_state))
+
+
+def _gaussian_width(gamma: Any, sigma: Any, X: np.ndarray) -> float:
+    """The width ``sigma`` of the Gaussian kernel an estimator's ``gamma`` or ``sigma`` names.
+
+    ``gamma`` is the package's one vocabulary (scikit-learn's ``SVC``: ``"scale"``,
+    ``"auto"`` or a number, with ``k = exp(-gamma ||x - y||^2)``); ``sigma``, the
+    chapters' width, is the documented alternative ``gamma = 1 / (2 sigma^2)``. Giving
+    ``sigma`` together with a ``gamma`` other than its default ``"scale"`` is an error.
+    """
+    if sigma is not None:
+        if not (isinstance(gamma, str) and gamma == "scale"):
+            raise ValueError(
+                f"give the Gaussian kernel's gamma or its width sigma, not both (gamma={gamma!r}, "
+                f"sigma={sigma!r}); gamma = 1 / (2 sigma^2)"
+            )
+        return check_positive(sigma, "sigma")
+    check_gamma(gamma)
+    g = resolve_gamma(gamma, X)
+    s = math.sqrt(0.5 / g)
+    if not (math.isfinite(s) and s > 0):
+        raise ValueError(f"gamma={g!r} gives no representable width sigma = 1 / sqrt(2 gamma)")
+    return s
 
 
 def _resolve_kernel(kernel: Any, sigma: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -711,14 +735,24 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
     n_components : int, default 100
         Number of landmarks ``m`` (at most the number of samples given to ``fit``).
     kernel : "gaussian" or callable, default "gaussian"
-        ``"gaussian"`` with width ``sigma``, or ``k(A, B)`` returning the block.
-    sigma : float, default 1.0
-        Width of the Gaussian kernel ``exp(-||x - y||^2 / (2 sigma^2))``.
+        ``"gaussian"``, ``exp(-gamma ||x - y||^2)``, or ``k(A, B)`` returning the block
+        (then ``gamma`` and ``sigma`` are not used).
+    gamma : {"scale", "auto"} or float, default "scale"
+        The Gaussian kernel's coefficient, as in :class:`ktheory.svm.SVC`: ``"scale"`` is
+        ``1 / (n_features * X.var())`` of the training ``X`` (so the default follows the
+        units of the data), ``"auto"`` is ``1 / n_features``.
+    sigma : float, optional
+        The chapters' width instead of ``gamma``: ``exp(-||x - y||^2 / (2 sigma^2))``,
+        i.e. ``gamma = 1 / (2 sigma^2)``. Give one of the two (``gamma`` left at its
+        default when ``sigma`` is given).
     random_state : int, numpy Generator or None
         Seed of the landmark choice.
 
     Attributes
     ----------
+    gamma_ : float
+        The Gaussian kernel's coefficient used (``gamma`` or ``sigma`` resolved; NaN for a
+        callable kernel).
     landmarks_ : numpy.ndarray of shape (m, d)
     component_indices_ : numpy.ndarray of shape (m,)
         Rows of the training ``X`` used as landmarks.
@@ -740,9 +774,11 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
     """
 
     def __init__(self, n_components: int = 100, *, kernel: str | Callable[..., Any] = "gaussian",
-                 sigma: float = 1.0, random_state: Any = None) -> None:
+                 gamma: str | float = "scale", sigma: float | None = None,
+                 random_state: Any = None) -> None:
         self.n_components = n_components
         self.kernel = kernel
+        self.gamma = gamma
         self.sigma = sigma
         self.random_state = random_state
 
@@ -770,13 +806,16 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
             If ``n_components`` is ``< 1`` or exceeds the number of samples, the
             landmark Gram matrix is not symmetric or has an eigenvalue below
             the rounding level ``-m * (eps * max|w| + delta)`` (the kernel is not
-            PSD: no real feature map exists), or ``X``/``sigma`` are invalid.
+            PSD: no real feature map exists), ``X``, ``gamma`` or ``sigma`` are invalid, or
+            both ``gamma`` and ``sigma`` are given.
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
         Xa, _, _ = fit_data(self, X, requires_y=False)
         m = _n_terms(self.n_components, "n_components")
-        k = _resolve_kernel(self.kernel, self.sigma)
+        gauss = isinstance(self.kernel, str)
+        sigma = _gaussian_width(self.gamma, self.sigma, Xa) if gauss else None
+        k = _resolve_kernel(self.kernel, sigma)
         rng = _rng(self.random_state)
         n = Xa.shape[0]
         if m > n:
@@ -800,7 +839,8 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
         self.normalization_ = np.ascontiguousarray(U[:, keep] / np.sqrt(w[keep]))
         self._n_features_out = int(np.count_nonzero(keep))  # for get_feature_names_out
         self._k = k
-        self._gauss_sigma = float(self.sigma) if isinstance(self.kernel, str) else None
+        self._gauss_sigma = sigma
+        self.gamma_ = 0.5 / sigma / sigma if sigma is not None else float("nan")
         return self
 
     def transform(self, X: Any) -> np.ndarray:
@@ -845,15 +885,22 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
     ----------
     n_components : int, default 100
         Number of features ``D``.
-    sigma : float, default 1.0
-        Kernel width.
+    gamma : {"scale", "auto"} or float, default "scale"
+        The kernel ``exp(-gamma ||x - y||^2)``, as in :class:`ktheory.svm.SVC`:
+        ``"scale"`` is ``1 / (n_features * X.var())`` of the training ``X``, ``"auto"``
+        is ``1 / n_features``. (scikit-learn's ``RBFSampler`` defaults to ``gamma=1.0``.)
+    sigma : float, optional
+        The chapters' width instead of ``gamma`` (``gamma = 1 / (2 sigma^2)``); give one
+        of the two.
     random_state : int, numpy Generator or None
         Seed of the frequencies and phases.
 
     Attributes
     ----------
+    gamma_ : float
+        The kernel coefficient used (``gamma`` or ``sigma`` resolved).
     frequencies_ : numpy.ndarray of shape (d, D)
-        Columns ``w_j ~ N(0, I / sigma^2)``.
+        Columns ``w_j ~ N(0, 2 gamma_ I) = N(0, I / sigma^2)``.
     offsets_ : numpy.ndarray of shape (D,)
         Phases ``b_j ~ U[0, 2 pi)``.
     n_features_in_ : int
@@ -868,21 +915,25 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
     True
     """
 
-    def __init__(self, n_components: int = 100, *, sigma: float = 1.0, random_state: Any = None) -> None:
+    def __init__(self, n_components: int = 100, *, gamma: str | float = "scale",
+                 sigma: float | None = None, random_state: Any = None) -> None:
         self.n_components = n_components
+        self.gamma = gamma
         self.sigma = sigma
         self.random_state = random_state
 
     @atomic_fit
     def fit(self, X: Any, y: Any = None) -> RandomFourierFeatures:
-        """Draw the frequencies and phases (only the number of features of ``X`` is used).
+        """Draw the frequencies and phases (``X`` gives the number of features, and its
+        variance for ``gamma="scale"``).
 
         A fit that raises leaves the transformer as it was (a fitted one keeps its fit).
 
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-            Training samples (validated; only their number of features is used).
+            Training samples (their number of features, and for ``gamma="scale"`` their
+            variance, are used).
         y : None
             Ignored (scikit-learn's transformer signature).
 
@@ -894,14 +945,14 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
         Raises
         ------
         ValueError
-            If ``n_components < 1``, ``sigma <= 0``, the frequency matrix would be
-            too large, or ``X`` is invalid.
+            If ``n_components < 1``, ``gamma`` or ``sigma`` is invalid (or both are
+            given), the frequency matrix would be too large, or ``X`` is invalid.
         TypeError
             On parameters of the wrong type or complex/non-numeric ``X``.
         """
         Xa, _, _ = fit_data(self, X, requires_y=False)
         D = _n_terms(self.n_components, "n_components")
-        s = check_positive(self.sigma, "sigma")
+        s = _gaussian_width(self.gamma, self.sigma, Xa)
         rng = _rng(self.random_state)
         d = Xa.shape[1]
         _check_size(d * D, "the frequency matrix (n_features x n_components)")
@@ -909,6 +960,7 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, K
         W /= s
         self.frequencies_ = W
         self.offsets_ = rng.uniform(0.0, 2.0 * np.pi, size=D)
+        self.gamma_ = 0.5 / s / s  # inf where sigma^2 underflows
         self._n_features_out = D  # for get_feature_names_out
         return self
 

@@ -44,7 +44,14 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import KTheoryEstimator, atomic_fit
-from ._kernel_setup import check_kernel_params, kernel_block, owned, real_matrix
+from ._kernel_setup import (
+    check_kernel_params,
+    kernel_block,
+    named_entry_error,
+    owned,
+    real_matrix,
+    resolve_gamma,
+)
 from ._validation import (
     check_array,
     check_positive,
@@ -57,7 +64,8 @@ from ._validation import (
 )
 from .kernels import gram_entry_error, make_kernel
 
-__all__ = ["KernelRidge", "LeastSquaresWarning", "RidgePath", "kernel_ridge_path"]
+__all__ = ["KernelRidge", "LeastSquaresWarning", "IllConditionedWarning", "RidgePath",
+           "kernel_ridge_path", "FIT_ERROR_RTOL"]
 
 #: Kernel names understood by :class:`KernelRidge` (scikit-learn's parametrisation).
 KERNEL_NAMES: tuple[str, ...] = ("linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid")
@@ -71,6 +79,54 @@ DEFAULT_GRAM_LIMIT_MB = 2048.0
 
 class LeastSquaresWarning(UserWarning):
     """Issued when the ridge system is solved by least squares (``alpha = 0``)."""
+
+
+class IllConditionedWarning(sla.LinAlgWarning):
+    """Issued when :class:`KernelRidge` cannot certify its fitted values to
+    :data:`FIT_ERROR_RTOL` (``alpha`` tiny against ``K``: ``K + alpha I`` is nearly singular)."""
+
+
+#: Relative accuracy to which :meth:`KernelRidge.fit` certifies the fitted values
+#: ``K dual_coef_`` (see ``fit_error_bound_``); a larger bound draws an
+#: :class:`IllConditionedWarning`. The same level as the SVMs' duality-gap certificate.
+FIT_ERROR_RTOL = 1e-6
+
+
+def _certificate(A: np.ndarray, factor: Any, Y: np.ndarray, coef: np.ndarray,
+                 alpha: float) -> tuple[float, float, float]:
+    """``(fit_error_bound, backward_error, condition_number)`` of a Cholesky solve
+    ``A coef = Y`` with ``A = K + alpha I`` (``factor`` from ``cho_factor``).
+
+    The residual ``R = Y - A coef`` bounds the error of the fitted values: the exact
+    solution ``c`` has ``coef - c = -A^{-1} R``, so ``K (coef - c) = -K A^{-1} R`` and
+    ``||K A^{-1}||_2 = max_i mu_i / (mu_i + alpha) < 1`` for a PSD ``K``:
+    ``||K coef - K c|| <= ||R||``, returned relative to ``max(||K coef||, ||Y||)`` (the
+    fitted values' scale, or the targets' when heavy regularisation shrinks the fitted
+    values towards 0). ``R`` is itself computed in floating point; its
+    rounding, ``sqrt(n) eps ||A||_F ||coef||_F`` by the statistical model of rounding
+    errors, is added. ``backward_error`` is the normwise relative backward error
+    ``||R||_F / (||A||_F ||coef||_F + ||Y||_F)``; ``condition_number`` LAPACK's estimate
+    of ``kappa_1(A)`` (``?pocon``), which bounds the relative error of ``coef`` itself
+    by about ``condition_number * backward_error``.
+    """
+    n = A.shape[0]
+    eps = float(np.finfo(np.float64).eps)
+    AC = A @ coef
+    R = Y - AC
+    fitted = AC - alpha * coef                          # K coef
+    r, c_norm = float(np.linalg.norm(R)), float(np.linalg.norm(coef))
+    a_fro = float(np.linalg.norm(A))
+    rounding = np.sqrt(n) * eps * a_fro * c_norm
+    y_norm = float(np.linalg.norm(Y))
+    scale = max(float(np.linalg.norm(fitted)), y_norm)  # 0 only for y = 0, coef = 0
+    bound = (r + rounding) / scale if scale > 0 else 0.0
+    denom = a_fro * c_norm + y_norm
+    backward = r / denom if denom > 0 else 0.0
+    # ||A||_1 = the largest row sum of |A| (A is symmetric), in row blocks: no |A| copy
+    a_one = max(float(np.abs(A[i:i + 1024]).sum(axis=1).max()) for i in range(0, n, 1024))
+    rcond, info = sla.lapack.dpocon(factor[0], a_one, uplo="L" if factor[1] else "U")
+    cond = 1.0 / rcond if info == 0 and rcond > 0 else np.inf
+    return float(bound), float(backward), float(cond)
 
 
 # --------------------------------------------------------------------------- input helpers
@@ -294,9 +350,13 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         ``"precomputed"``: then ``X`` in :meth:`fit` is the ``(n, n)`` training
         Gram matrix and in :meth:`predict` the ``(n_test, n_train)`` matrix of
         kernel values against the training points.
-    gamma : float, optional
-        Coefficient of ``"poly"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"``
-        (``> 0``); default ``1 / n_features``.
+    gamma : {"scale", "auto"} or float, optional
+        Coefficient of ``"poly"``, ``"rbf"``, ``"laplacian"``, ``"sigmoid"``: a number
+        ``> 0``, or the package's names as in :class:`ktheory.svm.SVC`: ``"scale"``,
+        ``1 / (n_features * X.var())`` of the training ``X``, which follows the units
+        of the data, and ``"auto"``, ``1 / n_features``. The default ``None`` is
+        ``"auto"``, scikit-learn's ``KernelRidge`` default, kept so that the two give the
+        same fit with the same arguments.
     degree : int, default 3
         Degree of ``"poly"`` (``>= 1``).
     coef0 : float, default 1
@@ -314,6 +374,26 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
     X_fit_ : numpy.ndarray of shape (n_samples, n_features)
         Training inputs, a copy the estimator owns (the symmetric training Gram matrix for
         ``"precomputed"``).
+    gamma_ : float
+        The number ``gamma`` stood for in the last fit (``gamma`` resolved; NaN for
+        ``"linear"``, a callable or ``"precomputed"``).
+    fit_error_bound_ : float
+        The certificate of the fit: a bound on the error ``||K dual_coef_ - K a*||`` of
+        the fitted values (``a*`` the exact solution), relative to
+        ``max(||K dual_coef_||, ||y||)``, from the residual of the solve (``K (K + alpha I)^{-1}`` has norm below
+        1, so the residual bounds the fitted values' error; its own rounding is added by the
+        statistical model, ``sqrt(n) eps``). Above :data:`FIT_ERROR_RTOL` fit issues an
+        :class:`IllConditionedWarning`. NaN on the least-squares routes (``alpha = 0``, or
+        ``K + alpha I`` numerically singular), which draw a :class:`LeastSquaresWarning`.
+    backward_error_ : float
+        Normwise relative backward error of the solve,
+        ``||R||_F / (||K + alpha I||_F ||dual_coef_||_F + ||y||_F)`` with
+        ``R = y - (K + alpha I) dual_coef_`` (NaN on the least-squares routes).
+    condition_number_ : float
+        LAPACK's estimate of the 1-norm condition number of ``K + alpha I`` (``inf`` on the
+        least-squares routes): ``dual_coef_`` itself is accurate to about
+        ``condition_number_ * backward_error_`` (relative), the fitted values to
+        ``fit_error_bound_``.
     n_features_in_ : int
         Number of columns of the training ``X``.
 
@@ -405,18 +485,17 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         return kernel_block(self.kernel, A, B, what, gamma=self.gamma, degree=self.degree,
                             coef0=self.coef0, kernel_params=self.kernel_params)
 
+    def _resolved_gamma(self, X: np.ndarray) -> float:
+        """``gamma`` as a number for the training samples ``X`` (None is ``"auto"``)."""
+        return resolve_gamma("auto" if self.gamma is None else self.gamma, X)
+
     def _entry_error(self, X: np.ndarray) -> float | None:
         """The evaluation error of the entries of a named kernel's Gram matrix on ``X``
         (:func:`ktheory.kernels.gram_entry_error`); None for a callable or precomputed one."""
         k = self.kernel
         if not isinstance(k, str) or k == "precomputed":
             return None
-        g = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
-        poly = k in ("poly", "polynomial")
-        kern = make_kernel(k, gamma=g, degree=int(self.degree) if poly else None,
-                           coef0=float(self.coef0) if poly or k == "sigmoid" else None,
-                           metric="manhattan" if k == "laplacian" else None)
-        return gram_entry_error(kern, X)
+        return named_entry_error(k, X, self._resolved_gamma(X), self.degree, self.coef0)
 
     def _training_gram(self, X: np.ndarray, dtype: Any = None) -> np.ndarray:
         """A private, writable copy of the training Gram matrix. A precomputed one is checked
@@ -473,9 +552,11 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         alpha = self._check_params()
         Xa, ya, dtype = self._check_Xy(X, y, into=self)
         n = Xa.shape[0]
+        certificate = (np.nan, np.nan, np.inf)  # the least-squares routes are not certified
         _check_gram_size(n, float(self.gram_limit_mb))
-        K = self._training_gram(Xa, dtype)
-        err = self._entry_error(Xa)
+        est = self._with_gamma(Xa)
+        K = est._training_gram(Xa, dtype)
+        err = est._entry_error(Xa)
         if not self._psd_by_construction():
             _check_psd(K, err)
         if self.kernel == "precomputed":
@@ -494,19 +575,42 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         else:
             K.flat[:: n + 1] += alpha
             try:
-                factor = sla.cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
+                # K stays intact (the factor is a copy): the certificate needs K + alpha I
+                factor = sla.cho_factor(K, lower=True, overwrite_a=False, check_finite=False)
             except np.linalg.LinAlgError:
                 K.flat[:: n + 1] -= alpha
                 coef = self._not_pd(K, Y, alpha, err)
             else:
                 coef = sla.cho_solve(factor, Y, overwrite_b=False, check_finite=False)
+                certificate = _certificate(K, factor, Y, coef, alpha)
         self.X_fit_ = X_fit
         self.dual_coef_ = coef.ravel() if ya.ndim == 1 else coef
+        self.fit_error_bound_, self.backward_error_, self.condition_number_ = certificate
+        if certificate[0] > FIT_ERROR_RTOL:
+            warnings.warn(
+                f"KernelRidge: the fitted values are certified only to {certificate[0]:.2g} "
+                f"(relative; FIT_ERROR_RTOL = {FIT_ERROR_RTOL:g}): K + alpha*I has condition "
+                f"number about {certificate[2]:.2g} (alpha={alpha:g} is tiny against K); "
+                "increase alpha",
+                IllConditionedWarning,
+                stacklevel=3,
+            )
         # the settings dual_coef_ belongs to: predict and loo_residuals use these, not
         # parameters changed by set_params after the fit
-        self._fit_settings = {name: copy.copy(getattr(self, name)) for name in _FIT_SETTINGS}
+        self._fit_settings = {name: copy.copy(getattr(est, name)) for name in _FIT_SETTINGS}
         self._fit_settings["alpha"] = alpha
+        self.gamma_ = float(est.gamma) if est.gamma is not None else float("nan")
         return self
+
+    def _uses_gamma(self) -> bool:
+        return isinstance(self.kernel, str) and self.kernel not in ("linear", "precomputed")
+
+    def _with_gamma(self, X: np.ndarray) -> KernelRidge:
+        """A shallow copy whose ``gamma`` is the number it stands for on the training
+        samples ``X`` (``None`` where no named kernel uses it)."""
+        est = copy.copy(self)
+        est.gamma = self._resolved_gamma(X) if self._uses_gamma() else None
+        return est
 
     def _psd_by_construction(self) -> bool:
         """True for the named kernels whose Gram matrices are PSD for every input."""
@@ -675,4 +779,5 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         Xa, ya, dtype = self._check_Xy(X, y, into=copy.copy(self))
         lam = _check_alphas(alphas)
         _check_gram_size(Xa.shape[0], float(self.gram_limit_mb))
-        return _path_from_gram(self._training_gram(Xa, dtype), ya, lam, self._entry_error(Xa))
+        est = self._with_gamma(Xa)
+        return _path_from_gram(est._training_gram(Xa, dtype), ya, lam, est._entry_error(Xa))

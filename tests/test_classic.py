@@ -275,7 +275,8 @@ def reference_error_correction(X, y, counts, passes, rho=1.0):
 def test_error_correction_equals_reference(counts, passes):
     X, y = xor_blobs(6, 3)
     X = np.round(3 * X)
-    ours = PiecewiseLinearClassifier(list(counts), init="zeros", shuffle=False, max_passes=passes).fit(X, y)
+    ours = PiecewiseLinearClassifier(list(counts), init="zeros", shuffle=False, max_passes=passes,
+                                     center=False).fit(X, y)
     ref = reference_error_correction(X, y, counts, ours.n_passes_)
     np.testing.assert_array_equal(ours.coef_, ref)
 
@@ -284,19 +285,19 @@ def test_error_correction_settles_on_seeded_separable_subclasses():
     """Documented: XOR blobs (25 per blob, seed 1), two subclasses per class, random start:
     settles within 50 passes for random_state 0..9 (4 passes for random_state 0)."""
     X, y = xor_blobs(25, 1)
-    first = PiecewiseLinearClassifier(2, init="random", random_state=0).fit(X, y)
+    first = PiecewiseLinearClassifier(2, init="random", random_state=0, center=False).fit(X, y)
     assert first.converged_ and first.n_passes_ == 4 and first.n_errors_[-1] == 0
     for s in range(10):
-        c = PiecewiseLinearClassifier(2, init="random", random_state=s, max_passes=50).fit(X, y)
+        c = PiecewiseLinearClassifier(2, init="random", random_state=s, max_passes=50, center=False).fit(X, y)
         assert c.converged_ and c.score(X, y) == 1.0
 
 
 def test_cycle_detection_is_real():
     X, y = xor_blobs(25, 1)
     X = np.round(4 * X)
-    c = PiecewiseLinearClassifier(1, init="zeros", shuffle=False, max_passes=5000).fit(X, y)
+    c = PiecewiseLinearClassifier(1, init="zeros", shuffle=False, max_passes=5000, center=False).fit(X, y)
     assert not c.converged_ and c.cycle_length_ is not None
-    early = PiecewiseLinearClassifier(1, init="zeros", shuffle=False, max_passes=c.n_passes_ - c.cycle_length_).fit(X, y)
+    early = PiecewiseLinearClassifier(1, init="zeros", shuffle=False, max_passes=c.n_passes_ - c.cycle_length_, center=False).fit(X, y)
     assert np.array_equal(early.coef_, c.coef_)
     later = reference_error_correction(X, y, (1, 1), c.n_passes_ + c.cycle_length_)
     np.testing.assert_array_equal(later, c.coef_)       # one more cycle: the same state again
@@ -304,7 +305,7 @@ def test_cycle_detection_is_real():
 
 def test_minimum_distance_equals_brute_force():
     X, y = xor_blobs(20, 2)
-    c = PiecewiseLinearClassifier(2, init="means", max_passes=0, random_state=3).fit(X, y)
+    c = PiecewiseLinearClassifier(2, init="means", max_passes=0, random_state=3, center=False).fit(X, y)
     M = c.coef_[:, :-1]
     G = np.random.default_rng(0).uniform(-1, 3, (500, 2))
     d = np.linalg.norm(G[:, None] - M[None], axis=2)
@@ -316,11 +317,11 @@ def test_converged_without_passes_uses_the_strict_rule():
     """max_passes=0: converged_ says whether a pass would correct nothing; a tie is an error there,
     although predict sends the tied sample to the first class (here its own)."""
     X, y = np.array([[0.0], [4.0], [5.0], [7.0]]), np.array([0, 0, 1, 1])   # means 2, 6: x = 4 ties
-    start = PiecewiseLinearClassifier(1, init="means", max_passes=0).fit(X, y)
+    start = PiecewiseLinearClassifier(1, init="means", max_passes=0, center=False).fit(X, y)
     assert start.score(X, y) == 1.0 and not start.converged_
-    assert PiecewiseLinearClassifier(1, init="means", max_passes=1, shuffle=False).fit(X, y).n_errors_[0] >= 1
+    assert PiecewiseLinearClassifier(1, init="means", max_passes=1, shuffle=False, center=False).fit(X, y).n_errors_[0] >= 1
     X2 = np.array([[0.0], [1.0], [3.0], [5.0]])
-    assert PiecewiseLinearClassifier(1, init="means", max_passes=0).fit(X2, [0, 0, 1, 1]).converged_
+    assert PiecewiseLinearClassifier(1, init="means", max_passes=0, center=False).fit(X2, [0, 0, 1, 1]).converged_
 
 
 def test_subclass_counts_must_match_classes():
@@ -359,3 +360,21 @@ def test_a_failed_fit_or_refit_leaves_the_estimator_as_it_was(make):
         assert vars(est).keys() == before.keys()
         assert all(vars(est)[k] is before[k] for k in before)
     assert est.n_features_in_ == 2 and est.predict(X).shape == y.shape
+
+
+def test_centered_rule_is_the_raw_rule_on_centred_data():
+    """``center=True`` is the textbook rule run on ``X - mean``: the same corrections,
+    weights and predictions (an oracle for the centring)."""
+    r = np.random.default_rng(11)
+    X = np.r_[r.normal(0, 1, (30, 2)), r.normal(2.5, 1, (30, 2))] + [3.0, -7.0]
+    y = np.repeat([0, 1], 30)
+    kw = dict(n_subclasses=2, init="means", random_state=0, max_passes=40)
+    c = PiecewiseLinearClassifier(**kw).fit(X, y)
+    raw = PiecewiseLinearClassifier(**kw, center=False).fit(X - X.mean(0), y)
+    np.testing.assert_allclose(c.center_, X.mean(0))
+    assert c.n_errors_ == raw.n_errors_
+    np.testing.assert_allclose(c.coef_, raw.coef_, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(c.predict(X), raw.predict(X - X.mean(0)))
+    assert np.array_equal(PiecewiseLinearClassifier(**kw, center=False).fit(X, y).center_, [0, 0])
+    with pytest.raises(TypeError, match="center must be True or False"):
+        PiecewiseLinearClassifier(center="yes").fit(X, y)

@@ -232,10 +232,10 @@ def test_estimator_protocol():
     assert c.get_params() == est.get_params()
     est.set_params(n_components=5)
     assert est.n_components == 5
-    with pytest.raises(ValueError, match="Invalid parameter 'gamma'"):
-        est.set_params(gamma=1.0)
+    with pytest.raises(ValueError, match="Invalid parameter 'sigma_'"):
+        est.set_params(sigma_=1.0)
     r = clone(RandomFourierFeatures(7, sigma=0.5, random_state=1))
-    assert r.get_params() == {"n_components": 7, "sigma": 0.5, "random_state": 1}
+    assert r.get_params() == {"n_components": 7, "gamma": "scale", "sigma": 0.5, "random_state": 1}
     with pytest.raises(ValueError, match="not fitted"):
         r.transform(np.ones((2, 2)))
 
@@ -342,3 +342,43 @@ def test_a_failed_fit_or_refit_leaves_the_transformer_as_it_was(make):
         est.set_params(sigma=-1.0).fit(np.c_[X, X])
     assert all(vars(est)[k] is before[k] for k in before if k != "sigma")
     np.testing.assert_array_equal(est.transform(X), Z)
+
+
+# ---------------------------------------------------------------------------
+# one vocabulary: gamma as in SVC, sigma the chapters' alternative
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cls", [NystromFeatures, RandomFourierFeatures])
+def test_gamma_and_sigma_name_the_same_kernel(cls):
+    """``gamma = 1 / (2 sigma^2)``: the two spellings give the same features."""
+    X = np.random.default_rng(5).standard_normal((40, 3))
+    a = cls(20, sigma=0.8, random_state=0).fit(X)
+    b = cls(20, gamma=1 / (2 * 0.8**2), random_state=0).fit(X)
+    np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=1e-12, atol=1e-12)
+    assert a.gamma_ == pytest.approx(b.gamma_, rel=1e-15)
+
+
+@pytest.mark.parametrize("cls", [NystromFeatures, RandomFourierFeatures])
+def test_gamma_scale_follows_the_units(cls):
+    """The default ``gamma="scale"`` is SVC's: ``1 / (d X.var())``, so X -> s X gives the
+    same features (the kernel is a function of ``(x - y) / s``)."""
+    X = np.random.default_rng(6).standard_normal((50, 2)) * [1.0, 3.0]
+    a = cls(20, random_state=0).fit(X)
+    assert a.gamma_ == pytest.approx(1 / (2 * X.var()), rel=1e-12)
+    b = cls(20, random_state=0).fit(1e3 * X)
+    assert b.gamma_ == pytest.approx(a.gamma_ * 1e-6, rel=1e-12)
+    np.testing.assert_allclose(b.transform(1e3 * X), a.transform(X), atol=1e-9)
+    auto = cls(20, gamma="auto", random_state=0).fit(X)
+    assert auto.gamma_ == pytest.approx(0.5, rel=1e-15)
+
+
+@pytest.mark.parametrize("cls", [NystromFeatures, RandomFourierFeatures])
+def test_gamma_and_sigma_together_are_refused(cls):
+    X = np.random.default_rng(7).standard_normal((30, 2))
+    with pytest.raises(ValueError, match="gamma or its width sigma, not both"):
+        cls(10, gamma=0.5, sigma=1.0).fit(X)
+    with pytest.raises(ValueError, match="gamma must be"):
+        cls(10, gamma="wide").fit(X)
+    with pytest.raises(TypeError, match="gamma must be"):
+        cls(10, gamma=None).fit(X)

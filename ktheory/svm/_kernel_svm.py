@@ -35,7 +35,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import kernels as km
 from .._base import KTheoryEstimator
-from .._kernel_setup import resolve_gamma
+from .._kernel_setup import check_gamma, named_entry_error, named_kernel, resolve_gamma
 from .._validation import check_positive, check_symmetric, fit_data, predict_data, symmetrized
 from ._core import SMOResult, as_result, check_max_iter, diag_scale
 from ._smo import smo_on_gram
@@ -96,11 +96,7 @@ class KernelSVMBase(KTheoryEstimator):
                     f"kernel must be one of {NAMED_KERNELS}, 'precomputed' or a callable k(X, Y); "
                     f"got {kernel!r}"
                 )
-        if isinstance(self.gamma, str):
-            if self.gamma not in ("scale", "auto"):
-                raise ValueError(f"gamma must be 'scale', 'auto' or a positive float, got {self.gamma!r}")
-        else:
-            check_positive(self.gamma, "gamma")
+        check_gamma(self.gamma)
         if isinstance(self.degree, bool) or not isinstance(self.degree, numbers.Integral):
             raise TypeError(f"degree must be an integer, got {type(self.degree).__name__} {self.degree!r}")
         if self.degree < (1 if kernel == "poly" else 0):
@@ -188,15 +184,7 @@ class KernelSVMBase(KTheoryEstimator):
         kern = p["kernel"]
         if callable(kern):
             return kern(A, A if B is None else B)
-        if kern == "linear":
-            return km.linear_kernel(A, B)
-        if kern == "poly":
-            return km.polynomial_kernel(A, B, degree=p["degree"], gamma=p["gamma"], coef0=p["coef0"])
-        if kern == "rbf":
-            return km.rbf_kernel(A, B, gamma=p["gamma"])
-        if kern == "sigmoid":
-            return km.sigmoid_kernel(A, B, gamma=p["gamma"], coef0=p["coef0"])
-        raise ValueError(f"unknown kernel {kern!r}")  # pragma: no cover - checked in fit
+        return named_kernel(kern, A, B, p["gamma"], p["degree"], p["coef0"])
 
     def _gram_entry_error(self, X: np.ndarray) -> float | None:
         """The evaluation error of the entries of the named kernel's Gram matrix on ``X``
@@ -206,10 +194,7 @@ class KernelSVMBase(KTheoryEstimator):
         kern = p["kernel"]
         if callable(kern) or kern not in NAMED_KERNELS:
             return None
-        poly = kern == "poly"
-        k = km.make_kernel(kern, gamma=p["gamma"], degree=p["degree"] if poly else None,
-                           coef0=p["coef0"] if kern in ("poly", "sigmoid") else None)
-        return km.gram_entry_error(k, X)
+        return named_entry_error(kern, X, p["gamma"], p["degree"], p["coef0"])
 
     def _kernel_name(self) -> str:
         k = self._kernel_params_["kernel"]

@@ -146,13 +146,13 @@ def error_correction_convergence():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
     y = np.array([0, 0, 1, 1])
     # two subclasses per class can classify the XOR corners: the means start does
-    solvable = PiecewiseLinearClassifier(2, init="means", shuffle=False).fit(X, y)
+    solvable = PiecewiseLinearClassifier(2, init="means", shuffle=False, center=False).fit(X, y)
     zero = PiecewiseLinearClassifier(
-        2, init="zeros", shuffle=False, max_passes=100
+        2, init="zeros", shuffle=False, max_passes=100, center=False
     ).fit(X, y)
     runs = [
         PiecewiseLinearClassifier(
-            2, init="random", random_state=s, max_passes=2000
+            2, init="random", random_state=s, max_passes=2000, center=False
         ).fit(X, y)
         for s in range(20)
     ]

@@ -357,3 +357,50 @@ def test_reference_point_is_the_mean_and_safe():
     r = reference_point(big)
     assert np.all(np.isfinite(r))
     np.testing.assert_allclose(r, [1.6e308, -0.25e308], rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# the piecewise linear classifier: centred by default
+# ---------------------------------------------------------------------------
+def _grid_blobs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """64 training points and 32 test points on the grid of multiples of 1/8 (XOR blobs):
+    with an integer shift every sum of the training mean is exact (64 * (1e8 + x) < 2^50
+    eighths) and the division by 64 too, so the centred data are exactly the same."""
+    r = np.random.default_rng(3)
+    centres = np.array([[-2.0, -2.0], [2.0, 2.0], [-2.0, 2.0], [2.0, -2.0]])
+    lab = np.repeat([0, 0, 1, 1], 16)
+    Xg = np.round(8 * (centres[np.arange(64) // 16] + r.normal(0, 0.8, (64, 2)))) / 8
+    Tg = np.round(8 * r.uniform(-4, 4, (32, 2))) / 8
+    return Xg, lab, Tg
+
+
+@pytest.mark.parametrize("t", [[1e3, -7.0], [1e5, 3e4], [1e8, -2e7]])
+def test_piecewise_linear_centred_rule_is_translation_equivariant(t):
+    """PiecewiseLinearClassifier (``center=True``, the default) trained on ``X + t``
+    makes at ``T + t`` the corrections, weights and predictions the model trained on
+    ``X`` makes at ``T``: the rule runs on ``x - center_``. On the grid data of
+    :func:`_grid_blobs` the centred numbers are identical, so equality is exact (the
+    rule is discrete: a comparison that rounding flips could change the whole path)."""
+    Xg, lab, Tg = _grid_blobs()
+    t = np.asarray(t)
+    from ktheory.classic import PiecewiseLinearClassifier
+
+    kw = dict(n_subclasses=2, init="random", random_state=1, max_passes=30)
+    a = PiecewiseLinearClassifier(**kw).fit(Xg, lab)
+    b = PiecewiseLinearClassifier(**kw).fit(Xg + t, lab)
+    assert a.n_errors_ == b.n_errors_
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.predict(Tg), b.predict(Tg + t))
+
+
+def test_piecewise_linear_raw_rule_is_not_translation_equivariant():
+    """The documented exception: the textbook rule on ``(x, 1)`` (``center=False``)
+    depends on the origin. Shifted by ``1e4`` it corrects almost only the weights, and its
+    predictions at the shifted test points change (here on most of them)."""
+    Xg, lab, Tg = _grid_blobs()
+    from ktheory.classic import PiecewiseLinearClassifier
+
+    kw = dict(n_subclasses=2, init="random", random_state=1, max_passes=30, center=False)
+    a = PiecewiseLinearClassifier(**kw).fit(Xg, lab)
+    b = PiecewiseLinearClassifier(**kw).fit(Xg + 1e4, lab)
+    assert np.mean(a.predict(Tg) != b.predict(Tg + 1e4)) > 0.2
