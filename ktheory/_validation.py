@@ -198,6 +198,14 @@ def check_pair(X: Any, Y: Any = None, names: tuple[str, str] = ("X", "Y")) -> tu
     return Xa, Ya, False
 
 
+def check_bool(value: Any, name: str) -> bool:
+    """``value`` as a bool: ``True``/``False`` (or numpy's); anything else, a string such as
+    ``"no"`` included, is a ``TypeError`` naming ``name`` (a truthy string is not True)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
 def check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
     """Check that ``value`` is a finite real number > 0 (or >= 0)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

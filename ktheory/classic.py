@@ -31,7 +31,14 @@ from typing import Any
 import numpy as np
 
 from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
-from ._validation import ComplexDataError, check_array, class_labels, fit_data, predict_data
+from ._validation import (
+    ComplexDataError,
+    check_array,
+    check_bool,
+    class_labels,
+    fit_data,
+    predict_data,
+)
 
 __all__ = [
     "PiecewiseLinearClassifier",
@@ -287,12 +294,12 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         passes = _check_int(self.max_passes, "max_passes", 0)
         if self.init not in ("means", "random", "zeros"):
             raise ValueError(f"init must be 'means', 'random' or 'zeros', got {self.init!r}")
-        if not isinstance(self.center, (bool, np.bool_)):
-            raise TypeError(f"center must be True or False, got {self.center!r}")
+        center_data = check_bool(self.center, "center")
+        shuffle = check_bool(self.shuffle, "shuffle")
         Xa, classes, codes = _fit_Xy(self, X, y)
         counts = self._counts(len(classes))
-        center = Xa.mean(axis=0) if self.center else np.zeros(Xa.shape[1])
-        if self.center:
+        center = Xa.mean(axis=0) if center_data else np.zeros(Xa.shape[1])
+        if center_data:
             Xa = Xa - center
         if passes * Xa.shape[0] * counts.sum() > 5e9:
             raise ValueError(
@@ -309,7 +316,7 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         else:
             A = np.zeros((counts.sum(), d + 1))
         Y = np.hstack([Xa, np.ones((n, 1))])
-        order = rng.permutation(n) if self.shuffle else np.arange(n)
+        order = rng.permutation(n) if shuffle else np.arange(n)
         own = owner[None, :] == codes[:, None]            # (n, L): subclass belongs to the sample's class
         errors: list[int] = []
         seen: dict[bytes, int] = {A.tobytes(): 0}
@@ -770,6 +777,7 @@ class MLPClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         mu = _check_real(self.momentum, "momentum", 0.0, 1.0, high_open=True)
         epochs = _check_int(self.max_epochs, "max_epochs", 1)
         tol = _check_real(self.tol, "tol", 0.0)
+        standardize = check_bool(self.standardize, "standardize")
         hidden = self.hidden_layer_sizes
         if isinstance(hidden, numbers.Integral) and not isinstance(hidden, bool):
             hidden = (hidden,)
@@ -779,7 +787,7 @@ class MLPClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         sizes = _layer_sizes([Xa.shape[1], *list(hidden), n_out])
         if epochs * Xa.shape[0] * sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) > 5e10:
             raise ValueError("max_epochs x n_samples x n_weights exceeds 5e10 operations; refused")
-        if self.standardize:
+        if standardize:
             mean, scale = Xa.mean(axis=0), Xa.std(axis=0)
             scale = np.where(scale > 0, scale, 1.0)
         else:

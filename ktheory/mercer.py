@@ -342,7 +342,8 @@ def _gauss_constants(sigma: Any, scale: Any) -> tuple[float, float, float]:
     """``(log B, sqrt(1 + 2 rho), 2 / (1 + rho + sqrt(1 + 2 rho)))`` with ``rho = 2 scale^2 / sigma^2``."""
     s = check_positive(sigma, "sigma")
     t = check_positive(scale, "scale")
-    rho = 2.0 * (t / s) ** 2
+    ratio = t / s                       # inf where it overflows; a Python float power would raise
+    rho = 2.0 * ratio * ratio if math.isfinite(ratio) and ratio < 1e154 else math.inf
     if not math.isfinite(rho):
         raise ValueError(
             f"scale / sigma = {t / s:.3g} is too large: the ratio 2 (scale/sigma)^2 overflows; "

@@ -693,10 +693,15 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
             raise ValueError("score needs the true targets y, got None")
         ya = real_matrix(y, "y", ndim=(1, 2))
         if ya.shape != pred.shape:
-            if ya.size == pred.size:
-                ya = ya.reshape(pred.shape)
-            else:
-                raise ValueError(f"y must have shape {pred.shape} like the predictions; got {ya.shape}")
+            # one target may come as (n,) or (n, 1); anything else is another layout (a
+            # transposed or flattened multi-target y would be scored against the wrong columns)
+            one_target = ya.shape[0] == pred.shape[0] and ya.size == pred.size == pred.shape[0]
+            if not one_target:
+                raise ValueError(
+                    f"y must have shape {pred.shape}, one row per sample of X and one column per "
+                    f"target as in fit; got shape {ya.shape}"
+                )
+            ya = ya.reshape(pred.shape)
         Y = ya.reshape(ya.shape[0], -1)
         P = pred.reshape(pred.shape[0], -1)
         # R^2 is scale-invariant: rescale each target so that squaring cannot overflow

@@ -161,6 +161,15 @@ CASES = [
     Case(PRED, "param-range", lambda: KernelRidge().predict(XT), "ValueError", match="not fitted"),
     # ------------------------------------------------------------------ score
     Case(SCORE, "shape", lambda: fitted().score(XT, Y[:3]), "ValueError", match="y must have shape"),
+    Case(SCORE, "shape", lambda: est(kernel="linear").fit(X, np.c_[Y, 2 * Y, -Y]).score(
+        XT, np.c_[Y[:4], 2 * Y[:4], -Y[:4]].T), "ValueError", match=r"y must have shape \(4, 3\)",
+         note="issue 29: a transposed 3-target y (12 elements, like the predictions) was reshaped"),
+    Case(SCORE, "shape", lambda: est(kernel="linear").fit(X, np.c_[Y, 2 * Y, -Y]).score(
+        XT, np.c_[Y[:4], 2 * Y[:4], -Y[:4]].T.ravel()), "ValueError", match="y must have shape",
+         note="issue 29: a flattened 3-target y"),
+    Case(SCORE, "shape", lambda: fitted().score(XT, Y[:4, None]), "ok",
+         check=lambda r: np.testing.assert_allclose(r, fitted().score(XT, Y[:4]), rtol=1e-15),
+         note="one target as a column is the same target"),
     Case(SCORE, "dtype-complex", lambda: fitted().score(XT, np.ones(4) + 1j), "ValueError",
          match="Complex data not supported: y"),
     Case(SCORE, "dtype-bool", lambda: fitted().score(XT, np.array([True, False, True, True])), "ok",
