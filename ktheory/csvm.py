@@ -28,7 +28,13 @@ active-set ("face") steps on the free multipliers where SMO stalls, then recover
 certificate: the duality gap relative to the primal objective at most ``tol`` (or, where
 that is finer than float64 can resolve, at most the rounding level of the gap's own
 evaluation); otherwise it says what it reached in a
-:class:`ktheory.svm.ConvergenceWarning`.
+:class:`ktheory.svm.ConvergenceWarning`. The dual is solved on ``K / kappa`` with
+``C kappa``, ``kappa = max_i K(x_i, x_i)``: the same minimiser (``w`` scaled by
+``sqrt(kappa)``, ``b`` and the slacks unchanged), so that ``X -> s X`` with ``C -> C / s^2``
+(linear kernel) is the same computation and no product of kernel values overflows. Where
+``C kappa`` is so large that the rounding level itself exceeds a relative gap of
+``1e-3``, the fit still returns, with a ConvergenceWarning that says how weak its
+certificate is (``gap_bound_``).
 
 Averaging the margin constraints of each class gives ``<w, x_+> + b >= epsilon`` and
 ``-(<w, x_-> + b) >= epsilon``, whose sum is ``<w, m> = 1 >= 2 epsilon``: the hard margin
@@ -205,6 +211,11 @@ def _centre_terms(K: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 # --------------------------------------------------------------------------- the solver
+#: A certificate weaker than this relative duality gap (gap_bound_ raised to float64's
+#: rounding level by a huge C times the kernel's scale) draws a ConvergenceWarning.
+_WEAK_CERTIFICATE = 1e-3
+
+
 def _kkt_floor(p_max: float, q_max: float, alpha_sum: float) -> float:
     """The rounding level of the gradient ``G = Qt alpha - p``: ``_FLOOR * eps`` times the
     largest term summed into it, ``max(max|p|, max|Qt| * sum(alpha))`` (``alpha >= 0``)."""
@@ -286,7 +297,12 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
         lim_i = (C - alpha[i]) if y[i] > 0 else alpha[i]
         lim_j = alpha[j] if y[j] > 0 else (C - alpha[j])
         t = min(t, lim_i, lim_j)
-        if not np.isfinite(t) or t > 1e15:
+        if not np.isfinite(t):
+            raise ValueError(
+                "the CSVM solver met a non-finite step (the kernel values overflow in its "
+                "gradient); rescale X or the kernel"
+            )
+        if np.isinf(C) and t > 1e15:
             raise ValueError(
                 "the CSVM dual is unbounded: the hard-margin problem (C=inf) is infeasible for this epsilon; "
                 "use a finite C or a smaller epsilon"
@@ -802,6 +818,21 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 K = _check_gram(K, "the Gram matrix returned by the kernel callable")
             else:
                 K = (K + K.T) / 2
+        # Solved on K / kappa with C kappa, kappa = max diag K: the same minimiser (w' =
+        # sqrt(kappa) w, b and the slacks unchanged; alpha, beta, the coefficients and the
+        # objectives scale by kappa), so that X -> s X with C -> C / s^2 is the same problem
+        # to the bit and no product of kernel values overflows or underflows
+        kappa = float(np.max(np.abs(np.diagonal(K)))) if n else 1.0
+        if not (kappa > 0 and np.isfinite(kappa)):
+            kappa = 1.0
+        C_user = C
+        C = C * kappa
+        if np.isfinite(C_user) and not np.isfinite(C):
+            raise ValueError(
+                f"C={self.C!r} times the kernel's scale max K(x, x) = {kappa:.3g} overflows; "
+                "rescale X (or the kernel) or use a smaller C"
+            )
+        K = K / kappa
         l, g, sq = _centre_terms(K, s)
         if np.isinf(C):
             eps_max = _lp_epsilon(K, s, g)
@@ -817,7 +848,8 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         else:
             eps = AUTO_EPSILON if eps_param is None else eps_param
         v = s * g
-        Kt = K - np.outer(g, g) / sq
+        h = g / np.sqrt(sq)                 # outer(g, g) itself overflows near |K| ~ 1e154
+        Kt = K - np.outer(h, h)
         Qt = (s[:, None] * s[None, :]) * Kt
         p = eps - v / sq
         tol, max_iter = float(self.tol), int(self.max_iter)
@@ -865,13 +897,23 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        coef, b = cert["coef"], cert["b"]
+        if gap <= bound and bound > max(_WEAK_CERTIFICATE, tol):  # the floor, not the tol asked
+            warnings.warn(
+                f"CentralSVC certified its solution only to a relative duality gap of "
+                f"{bound:.3g} (gap_bound_, the rounding level of float64 for this problem: C "
+                f"times the kernel's scale, {C:.3g}, is too large for a finer certificate); the "
+                "decision values may be off by about that much; use a smaller C",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        coef, b = cert["coef"] / kappa, cert["b"]
+        alpha = alpha / kappa
         self.classes_ = classes
         self.X_fit_ = owned(Xa, X) if self.kernel != "precomputed" else None
         self.epsilon_ = float(eps)
         self.gamma_ = gamma
         self.alpha_ = alpha
-        self.beta_ = float(cert["beta"])
+        self.beta_ = float(cert["beta"]) / kappa
         self.support_ = np.flatnonzero(alpha > 0)
         self.dual_coef_ = (alpha * s)[self.support_].reshape(1, -1)
         self.sample_coef_ = coef
@@ -881,8 +923,8 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             self.coef_ = (coef @ Xa).reshape(1, -1)
         else:
             self.__dict__.pop("coef_", None)  # a refit with another kernel has no w to show
-        self.dual_objective_ = float(cert["dual"])
-        self.primal_objective_ = float(cert["primal"])
+        self.dual_objective_ = float(cert["dual"]) / kappa
+        self.primal_objective_ = float(cert["primal"]) / kappa
         self.duality_gap_ = float(gap)
         self.gap_bound_ = float(bound)
         self.max_slack_ = float(cert["max_slack"])

@@ -14,6 +14,7 @@ import pytest
 
 from battery._common import Case, run_case
 from ktheory.csvm import MAX_SAMPLES, CentralSVC, max_feasible_epsilon, shortcut_weights
+from ktheory.svm import ConvergenceWarning
 
 M = "ktheory.csvm."
 FIT, PRED, DEC, SCORE, MFE, SHORT = (
@@ -130,6 +131,28 @@ add(FIT, "extreme-scale", lambda: est().fit(X * 1e-200, Y), "ValueError", "centr
 add(FIT, "extreme-scale", lambda: est(C=1e6).fit(X * 1e-3, Y), "ok",
     check=lambda r: np.testing.assert_allclose(r.coef_ * 1e-3, est(C=1.0).fit(X, Y).coef_, rtol=1e-6),
     note="X -> tX with C -> C/t^2: w -> w/t")
+_R29 = np.random.default_rng(0)
+X29 = np.r_[_R29.normal(-2, 1, (20, 2)), _R29.normal(2, 1, (20, 2))]
+Y29 = np.repeat([0, 1], 20)
+
+
+def finite_fit(result):
+    """issue 29: the fit at X * 1e77 (C = 1, linear) returned intercept_ = inf and
+    duality_gap_ = nan with only numpy's overflow warnings (np.outer(g, g) overflowed)."""
+    d = result.decision_function(X29 * 1e77)
+    assert np.all(np.isfinite(d)) and np.isfinite(result.intercept_[0])
+    # X -> s X with C is X with C s^2 = 1e154: float64 cannot certify such a C (the warning
+    # says so and gap_bound_ shows it), but the fit is finite and honest about it
+    assert np.isfinite(result.duality_gap_) and result.gap_bound_ > 1e-3
+
+
+CASES.append(Case(FIT, "extreme-scale", lambda: CentralSVC(C=1.0).fit(X29 * 1e77, Y29), "ok",
+                  check=finite_fit, warns=ConvergenceWarning,
+                  note="issue 29: weakly certified (C times the kernel's scale is 1e155), said so"))
+CASES.append(Case(FIT, "extreme-scale", lambda: CentralSVC(C=1.0).fit(X29 * 1e100, Y29), "ok",
+                  check=lambda r: np.all(np.isfinite(r.decision_function(X29 * 1e100))),
+                  warns=ConvergenceWarning,
+                  note="issue 29: blamed 'the hard-margin problem (C=inf) is infeasible' at C = 1"))
 K_ns = X @ X.T
 K_ns[0, 1] += 1.0
 add(FIT, "non-symmetric", lambda: est(kernel="precomputed").fit(K_ns, Y), "ValueError", "symmetric",
