@@ -198,6 +198,25 @@ def check_pair(X: Any, Y: Any = None, names: tuple[str, str] = ("X", "Y")) -> tu
     return Xa, Ya, False
 
 
+def check_gram_input_size(X: Any, limit_mb: float, *, knob: str = "gram_limit_mb",
+                          copies: int = 1) -> None:
+    """Refuse, before any conversion, a precomputed Gram matrix ``X`` whose float64 copies
+    would take more than ``limit_mb`` MiB: ``fit`` holds ``copies`` private float64 copies
+    of it (``n_rows * n_cols * 8`` bytes each), whatever ``X``'s dtype, order or strides
+    (``np.broadcast_to`` gives a 50 000 x 50 000 "matrix" of a few bytes whose copy is
+    18.6 GiB). ``knob`` names the parameter that raises the limit."""
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2:
+        return  # lists and other shapes: validated (and sized) by the caller's validation
+    need_mb = copies * float(shape[0]) * float(shape[1]) * 8 / 2**20
+    if need_mb > limit_mb:
+        raise ValueError(
+            f"X (precomputed Gram matrix) has shape {tuple(shape)}: fit would hold "
+            f"{copies} float64 cop{'y' if copies == 1 else 'ies'} of it, {need_mb:.0f} MiB, more "
+            f"than {knob}={limit_mb:g}; use fewer samples or raise {knob}"
+        )
+
+
 def check_bool(value: Any, name: str) -> bool:
     """``value`` as a bool: ``True``/``False`` (or numpy's); anything else, a string such as
     ``"no"`` included, is a ``TypeError`` naming ``name`` (a truthy string is not True)."""

@@ -40,6 +40,10 @@ from ._validation import (
     predict_data,
 )
 
+#: Most sample visits (``max_passes * n_samples``) PiecewiseLinearClassifier admits: its rule
+#: visits one sample at a time, about 8 microseconds each, so this is about a minute.
+MAX_VISITS = 5_000_000
+
 __all__ = [
     "PiecewiseLinearClassifier",
     "GaussianQuadraticClassifier",
@@ -301,9 +305,13 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         center = Xa.mean(axis=0) if center_data else np.zeros(Xa.shape[1])
         if center_data:
             Xa = Xa - center
-        if passes * Xa.shape[0] * counts.sum() > 5e9:
+        visits = passes * Xa.shape[0]
+        if visits > MAX_VISITS or visits * counts.sum() * (Xa.shape[1] + 1) > 5e9:
             raise ValueError(
-                "max_passes * n_samples * n_subclasses is too large (> 5e9 operations); reduce max_passes"
+                f"max_passes * n_samples = {visits:.3g} sample visits (at most "
+                f"MAX_VISITS = {MAX_VISITS:.0e}, about a minute: the rule visits one sample at a "
+                "time) or max_passes * n_samples * n_subclasses * (n_features + 1) above 5e9 "
+                "operations; reduce max_passes"
             )
         rng = _rng(self.random_state)
         n, d = Xa.shape

@@ -77,6 +77,7 @@ from ._kernel_setup import (
 )
 from ._validation import (
     ComplexDataError,
+    check_gram_input_size,
     check_positive,
     class_labels,
     fit_data,
@@ -91,6 +92,9 @@ __all__ = ["CentralSVC", "max_feasible_epsilon", "shortcut_weights"]
 KERNEL_NAMES = ("linear", "poly", "rbf", "laplacian")
 #: Largest training set :class:`CentralSVC` accepts (the dense n x n matrices it keeps).
 MAX_SAMPLES = 20_000
+
+#: The peak memory of a fit, in float64 ``n x n`` arrays (3.7 measured with tracemalloc).
+PEAK_GRAMS = 4
 _TAU = 1e-12  # curvature floor of the two-variable subproblem (as libsvm)
 _EPS = float(np.finfo(np.float64).eps)
 #: The KKT violation is not asked below ``_FLOOR * eps`` times the largest term summed into
@@ -639,6 +643,11 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
     max_iter : int, default=1_000_000
         Maximal number of SMO steps, over all rounds (a
         :class:`ktheory.svm.ConvergenceWarning` if they do not suffice).
+    gram_limit_mb : float, default 2048
+        Refuse (``ValueError``, before any n x n array exists) a fit whose peak memory,
+        ``PEAK_GRAMS = 4`` float64 ``n x n`` arrays (the Gram matrix, its projection and
+        the signed dual matrix; 3.7 measured), exceeds this many MiB: 2048 admits about
+        8 000 samples. The package's one memory knob (as :class:`ktheory.svm.SVC`).
 
     Attributes
     ----------
@@ -718,7 +727,9 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         coef0: float = 0.0,
         tol: float = 1e-10,
         max_iter: int = 1_000_000,
+        gram_limit_mb: float = 2048.0,
     ) -> None:
+        self.gram_limit_mb = gram_limit_mb
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -793,14 +804,19 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             the hard margin.
         """
         C, eps_param = self._check_params()
+        limit = check_positive(self.gram_limit_mb, "gram_limit_mb")
+        if self.kernel == "precomputed":  # before validation copies it
+            check_gram_input_size(X, limit, copies=PEAK_GRAMS)
         Xa, ya, dtype = fit_data(self, X, y)
         classes, codes = class_labels(ya, estimator="CentralSVC", max_classes=2)
         s = _signs(codes)
         n = Xa.shape[0]
-        if n > MAX_SAMPLES:
+        need_mb = PEAK_GRAMS * 8.0 * n * n / 2**20
+        if n > MAX_SAMPLES or need_mb > limit:
             raise ValueError(
-                f"X has {n} samples; CentralSVC keeps dense (n, n) matrices and supports at most "
-                f"{MAX_SAMPLES}"
+                f"X has {n} samples: CentralSVC keeps {PEAK_GRAMS} dense (n, n) float64 matrices, "
+                f"{need_mb:.0f} MiB, more than gram_limit_mb={limit:g} (or n above MAX_SAMPLES = "
+                f"{MAX_SAMPLES}); use fewer samples or raise gram_limit_mb"
             )
         gamma = None
         if self.kernel == "precomputed":

@@ -117,6 +117,8 @@ from sklearn.base import TransformerMixin
 from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
 from ._kernel_setup import check_gamma, resolve_gamma
 from ._validation import (
+    check_gram_input_size,
+    check_positive,
     check_square_matrix,
     check_symmetric,
     class_labels,
@@ -131,6 +133,9 @@ __all__ = ["KernelFisherDiscriminant", "fisher_matrices"]
 #: float64 arrays (16 n^2 bytes, 25.6 GB at n = 40 000); larger problems are
 #: refused before anything is allocated.
 MAX_SAMPLES = 40_000
+
+#: The peak memory of a fit, in float64 ``n x n`` arrays (measured with tracemalloc: 2.0).
+PEAK_GRAMS = 2
 
 _NAMED_KERNELS = ("linear", "poly", "polynomial", "rbf", "laplacian", "sigmoid")
 _THRESHOLDS = ("prior", "midpoint")
@@ -352,6 +357,11 @@ or callable, default "rbf"
         Degree of ``poly``.
     coef0 : float, default 0.0
         Constant of ``poly`` and ``sigmoid``.
+    gram_limit_mb : float, default 2048
+        Refuse (``ValueError``, before any n x n array exists) a fit whose peak memory,
+        ``PEAK_GRAMS = 2`` float64 ``n x n`` arrays (the Gram matrix and its centred
+        factor), exceeds this many MiB: 2048 admits about 11 500 samples. The package's
+        one memory knob (as :class:`ktheory.svm.SVC` and :class:`ktheory.ridge.KernelRidge`).
 
     Attributes
     ----------
@@ -418,6 +428,7 @@ or callable, default "rbf"
         gamma: str | float = "scale",
         degree: int = 3,
         coef0: float = 0.0,
+        gram_limit_mb: float = 2048.0,
     ) -> None:
         self.kernel = kernel
         self.mu = mu
@@ -426,6 +437,7 @@ or callable, default "rbf"
         self.gamma = gamma
         self.degree = degree
         self.coef0 = coef0
+        self.gram_limit_mb = gram_limit_mb
 
     # -- scikit-learn plumbing ------------------------------------------------
 
@@ -550,6 +562,9 @@ or callable, default "rbf"
             Complex, non-numeric or sparse input; parameters of the wrong type.
         """
         precomputed = isinstance(self.kernel, str) and self.kernel == "precomputed"
+        limit = check_positive(self.gram_limit_mb, "gram_limit_mb")
+        if precomputed:  # before validation copies it
+            check_gram_input_size(X, limit, copies=PEAK_GRAMS)
         Xa, ya, _ = fit_data(self, X, y)
         if precomputed and Xa.shape[0] != Xa.shape[1]:
             raise ValueError(
@@ -559,10 +574,12 @@ or callable, default "rbf"
         n = Xa.shape[0]
         classes, codes = class_labels(ya, estimator="KernelFisherDiscriminant")
         mu, ncomp = self._check_params(len(classes))
-        if n > MAX_SAMPLES:
+        need_mb = PEAK_GRAMS * 8.0 * n * n / 2**20
+        if n > MAX_SAMPLES or need_mb > limit:
             raise ValueError(
-                f"n_samples = {n} exceeds MAX_SAMPLES = {MAX_SAMPLES}: a fit holds two n x n float64 "
-                f"arrays ({16 * n * n / 1e9:.0f} GB); subsample or use a low-rank approximation"
+                f"n_samples = {n}: a fit holds {PEAK_GRAMS} n x n float64 arrays, {need_mb:.0f} MiB, "
+                f"more than gram_limit_mb={limit:g} (or n above MAX_SAMPLES = {MAX_SAMPLES}); "
+                "subsample, use a low-rank approximation or raise gram_limit_mb"
             )
         uses_gamma = not (precomputed or callable(self.kernel) or self.kernel == "linear")
         self._gamma_ = resolve_gamma(self.gamma, Xa) if uses_gamma else None

@@ -36,8 +36,15 @@ from sklearn.utils.validation import check_is_fitted
 from .. import kernels as km
 from .._base import KTheoryEstimator
 from .._kernel_setup import check_gamma, named_entry_error, named_kernel, resolve_gamma
-from .._validation import check_positive, check_symmetric, fit_data, predict_data, symmetrized
-from ._core import SMOResult, as_result, check_max_iter, diag_scale
+from .._validation import (
+    check_gram_input_size,
+    check_positive,
+    check_symmetric,
+    fit_data,
+    predict_data,
+    symmetrized,
+)
+from ._core import DEFAULT_GRAM_LIMIT_MB, SMOResult, as_result, check_max_iter, diag_scale
 from ._smo import smo_on_gram
 
 __all__ = ["KernelSVMBase", "NAMED_KERNELS", "NUMPY_MAX_SAMPLES", "compiled_solver"]
@@ -129,6 +136,10 @@ class KernelSVMBase(KTheoryEstimator):
     def _fit_input(self, X: Any, y: Any, *, y_numeric: bool = False) -> tuple[np.ndarray, Any]:
         """``(X, y)`` validated for ``fit`` (sets ``n_features_in_``: ``fit`` is atomic);
         a precomputed ``X`` must be a square symmetric Gram matrix."""
+        if self.kernel == "precomputed":   # before validation copies it
+            check_gram_input_size(X, float(getattr(self, "gram_limit_mb", DEFAULT_GRAM_LIMIT_MB)),
+                                  knob="gram_limit_mb" if hasattr(self, "gram_limit_mb")
+                                  else "the default limit DEFAULT_GRAM_LIMIT_MB")
         X, y, in_dtype = fit_data(self, X, y, y_numeric=y_numeric)
         if self.kernel == "precomputed":
             if X.shape[0] != X.shape[1]:

@@ -55,6 +55,11 @@ __all__ = ["SVR"]
 #: rescaled (see :meth:`SVR.fit`).
 _LARGE_TARGET = 1e100
 
+#: ``tol`` is raised to ``TOL_FLOOR * max(max|z|, epsilon)`` where it is below that: a
+#: violation of ``1e-3`` with targets near ``1e150`` is far below float64's resolution
+#: (``eps * 1e150``), and SMO would never reach it.
+TOL_FLOOR = 1e-12
+
 
 class SVR(RegressorMixin, KernelSVMBase):
     """Epsilon-support vector regression trained by SMO, as libsvm.
@@ -153,7 +158,9 @@ class SVR(RegressorMixin, KernelSVMBase):
     demand and cached (``cache_size``); the ``2n`` dual reads rows of the
     ``n`` samples and never forms a ``2n x 2n`` (or ``n x n``) matrix.
 
-    ``tol`` is absolute, in the units of the targets (as in libsvm). A problem
+    ``tol`` is absolute, in the units of the targets (as in libsvm), and raised to
+    ``TOL_FLOOR * max(max|z|, epsilon)`` (``TOL_FLOOR = 1e-12``) where it is finer than
+    float64 resolves (targets above ``1e9`` with the default ``tol``). A problem
     whose scale ``max(|z|, epsilon)`` lies beyond ``1e100`` or below ``1e-100``
     is solved divided by that scale (the dual is homogeneous in
     ``(z, epsilon, C, tol)``), so that the working-set selection neither
@@ -268,8 +275,12 @@ class SVR(RegressorMixin, KernelSVMBase):
         zr = z[order] / t
         y2 = np.concatenate([-np.ones(n), np.ones(n)])
         p = np.concatenate([eps / t + zr, eps / t - zr])
+        # tol is absolute (libsvm), but no solver resolves a violation below the rounding of
+        # targets of size max(|z|, eps): it is raised to TOL_FLOOR times that size
+        scale = max(float(np.max(np.abs(z))), eps)
+        tol = max(float(self.tol), TOL_FLOOR * scale)
         res = self._dual(X, self._training_gram(X), np.concatenate([order, order]), y2, C / t,
-                         float(self.tol) / t, check_max_iter(self.max_iter), p=p)
+                         tol / t, check_max_iter(self.max_iter), p=p)
 
         alpha = np.empty(n)
         alpha_star = np.empty(n)

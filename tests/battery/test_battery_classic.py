@@ -124,6 +124,8 @@ CASES += [
          note="1e50 ok, standardised inputs"),
     # parameters
     Case(PLC_FIT, "param-type", lambda: plc(learning_rate="1").fit(X, Y), "TypeError", match="learning_rate"),
+    Case(PLC_FIT, "huge-size", lambda: plc(max_passes=10_000).fit(np.zeros((2000, 2)), np.arange(2000) % 2),
+         "ValueError", match="MAX_VISITS", note="issue 29: admitted, then ran about 160 s"),
     Case(PLC_FIT, "param-type", lambda: plc(shuffle="no").fit(X, Y), "TypeError",
          match="shuffle must be True or False", note="issue 29: a truthy string was taken as True"),
     Case(PLC_FIT, "param-type", lambda: plc(center="no").fit(X, Y), "TypeError",

@@ -168,7 +168,12 @@ add(FIT, "param-range", lambda: est(C=np.inf, epsilon=100.0).fit(X, Y), "ValueEr
     note="infeasible hard margin")
 add(FIT, "param-range", lambda: est(kernel="sigmoid").fit(X, Y), "ValueError", "kernel", note="unknown kernel")
 add(FIT, "huge-size", lambda: est().fit(np.zeros((MAX_SAMPLES + 1, 1)), np.r_[1.0, -np.ones(MAX_SAMPLES)]),
-    "ValueError", "at most", note="too many samples")
+    "ValueError", "MAX_SAMPLES", note="too many samples")
+add(FIT, "huge-size", lambda: est().fit(np.zeros((9000, 1)), np.r_[1.0, -np.ones(8999)]), "ValueError",
+    "gram_limit_mb=2048", note="issue 29: n = 9000 passed the guard, its peak is 4 n^2 floats (2.4 GiB)")
+add(FIT, "huge-size", lambda: est(kernel="precomputed").fit(np.broadcast_to(1.0, (50_000, 50_000)),
+                                                            np.arange(50_000) % 2),
+    "ValueError", "gram_limit_mb", note="issue 29: a broadcast 50 000^2 Gram matrix, refused before a copy")
 
 # -------------------------------------------------------------- predict / decision / score
 for name, method, okcheck in ((PRED, "predict", labels_of), (DEC, "decision_function", linear_decision)):

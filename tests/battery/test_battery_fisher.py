@@ -153,6 +153,11 @@ CASES += [
          note="unknown threshold"),
     Case(FIT, "huge-size", lambda: est().fit(np.zeros((MAX_SAMPLES + 1, 1)), np.arange(MAX_SAMPLES + 1) % 2),
          "ValueError", match="MAX_SAMPLES", note="refused before the Gram matrix"),
+    Case(FIT, "huge-size", lambda: est().fit(np.zeros((20_000, 1)), np.arange(20_000) % 2), "ValueError",
+         match="gram_limit_mb=2048", note="issue 29: n = 20 000 passed the guard; its peak is 6 GiB"),
+    Case(FIT, "huge-size", lambda: est(kernel="precomputed").fit(np.broadcast_to(1.0, (50_000, 50_000)),
+                                                                 np.arange(50_000) % 2),
+         "ValueError", match="gram_limit_mb", note="issue 29: a broadcast 50 000^2 Gram matrix (18.6 GiB copy)"),
 ]
 
 # --- transform / predict / decision_function / score: the same X categories -----------------

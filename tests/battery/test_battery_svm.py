@@ -439,6 +439,8 @@ add(FIT, "huge-size", fit(X_LINE, (X_LINE[:, 0] >= 10000).astype(int)), "ok",
     note="n=20000 rbf: rows on demand, no n x n matrix", setup=warm_compiled_svm)
 add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.arange(20000) % 2, kernel=lambda A, B: A @ B.T),
     "ValueError", r"gram_limit_mb=2048", note="n=20000 callable: its Gram matrix refused up front")
+add(FIT, "huge-size", fit(np.broadcast_to(1.0, (50_000, 50_000)), np.arange(50_000) % 2, kernel="precomputed"),
+    "ValueError", r"gram_limit_mb=2048", note="issue 29: a broadcast 50 000^2 Gram matrix (18.6 GiB copy)")
 add(FIT, "huge-size", fit(X0, Y0, kernel=lambda A, B: A @ B.T, gram_limit_mb=1e-3), "ValueError",
     r"gram_limit_mb=0.001", note="tiny limit, callable")
 

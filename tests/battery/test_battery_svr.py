@@ -211,6 +211,12 @@ for t in (1e200, 1e-200):  # tol is absolute (in the units of z): scaled with th
         check=_scaled(dict(tol=1e-10), t), note=f"targets, eps, C, tol x{t:g}")
 add(FIT, "extreme-scale", fit(X0, Z0 * 1e200), "ok",
     check=lambda est: _same_as_sklearn(X0, Z0 * 1e200)(est), note="targets 1e200 (all at C)")
+add(FIT, "extreme-scale", fit(X0, Z0 * 1e150, C=1e150, epsilon=1e149), "ok",
+    check=lambda est: np.testing.assert_allclose(
+        est.predict(XT) / 1e150, SVR(C=1.0, epsilon=0.1, tol=1e-10).fit(X0, Z0).predict(XT),
+        rtol=0, atol=1e-8),
+    note="issue 29: never returned (tol=1e-3 absolute against targets 1e150); tol is raised "
+         "to TOL_FLOOR * 1e150")
 add(FIT, "extreme-scale", fit(X0, Z0, C=1e-200), "ok", check=_same_as_sklearn(X0, Z0, C=1e-200),
     note="C 1e-200")
 add(FIT, "extreme-scale", fit(X0, Z0, epsilon=1e200), "ok",
@@ -265,6 +271,8 @@ add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.full(20000, 2.5)), "ok",
     note="n=20000 rbf: rows on demand, no n x n matrix", setup=warm_compiled_svm)
 add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.zeros(20000), kernel=lambda A, B: A @ B.T),
     "ValueError", r"gram_limit_mb=2048", note="n=20000 callable: its Gram matrix refused up front")
+add(FIT, "huge-size", fit(np.broadcast_to(1.0, (50_000, 50_000)), np.zeros(50_000), kernel="precomputed"),
+    "ValueError", r"gram_limit_mb=2048", note="issue 29: a broadcast 50 000^2 Gram matrix (18.6 GiB copy)")
 add(FIT, "huge-size", fit(X0, Z0, kernel=lambda A, B: A @ B.T, gram_limit_mb=1e-3), "ValueError",
     r"gram_limit_mb=0.001", note="tiny limit, callable")
 
