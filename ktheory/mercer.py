@@ -684,20 +684,31 @@ def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.nd
     in-place updates and ``exp`` on a cache-sized array, then a GEMM with ``W``; blocks run
     in ``n_jobs`` threads (numpy and BLAS release the GIL).
     """
-    gamma = 1.0 / (2.0 * sigma * sigma)
     r = reference_point(L)
     Lc = L - r
-    ll = gamma * np.einsum("ij,ij->i", Lc, Lc)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):  # checked per block
+        gamma = 0.5 / sigma / sigma
+        ll = gamma * np.einsum("ij,ij->i", Lc, Lc)
+        LT = np.ascontiguousarray(Lc.T) * (2.0 * gamma)
     out = np.empty((X.shape[0], W.shape[1]))
-    LT = np.ascontiguousarray(Lc.T) * (2.0 * gamma)
+
+    eps_d = (2 * L.shape[1] + 7) * float(np.finfo(np.float64).eps)
 
     def block(start: int) -> None:
-        Xb = X[start : start + rows] - r
-        Kb = Xb @ LT
-        Kb -= (gamma * np.einsum("ij,ij->i", Xb, Xb))[:, None]
-        Kb -= ll[None, :]
-        np.minimum(Kb, 0.0, out=Kb)
-        np.exp(Kb, out=Kb)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            Xb = X[start : start + rows] - r
+            xx = gamma * np.einsum("ij,ij->i", Xb, Xb)
+            Kb = Xb @ LT
+            Kb -= xx[:, None]
+            Kb -= ll[None, :]
+            # the expansion's rounding in the exponent (the bound of kernels.sqdist_error)
+            delicate = not eps_d * max(float(xx.max()), float(ll.max())) <= 1e-8
+        if not delicate and np.all(np.isfinite(Kb)):
+            np.minimum(Kb, 0.0, out=Kb)
+            np.exp(Kb, out=Kb)
+        else:  # points far apart against sigma (or squared norms that overflow, inf - inf):
+            # the kernel function, whose near pairs come from differences (k(x, x) = 1)
+            Kb = gaussian_kernel(X[start : start + rows], L, sigma=sigma)
         np.matmul(Kb, W, out=out[start : start + rows])
 
     _run_blocks(block, X.shape[0], rows, n_jobs)

@@ -197,8 +197,30 @@ def gaussian_block(Xs: np.ndarray, Ys: np.ndarray, m: float, same: bool) -> np.n
     xx = squared_norms(Xc)
     yy = xx if same else squared_norms(Yc)
     sqdist_rows(B, xx, yy, 0, same)
+    _exact_near_pairs(B, Xs, Ys, m, xx, yy)
     exp_neg_scaled(B, m)
     return B
+
+
+def _exact_near_pairs(B: np.ndarray, Xs: np.ndarray, Ys: np.ndarray, m: float,
+                      xx: np.ndarray, yy: np.ndarray) -> None:
+    """Where the expansion's rounding matters to the kernel (``m * err > 1e-8``, ``err`` the
+    bound of :func:`sqdist_error`: points far apart against the kernel's width, ``|x|`` of
+    ``1e160`` with ``sigma = 1``), recompute the squared distances below ``2 err`` from the
+    differences ``xs - ys``: coincident points then get distance 0 and kernel value 1 (the
+    expansion leaves them a rounding residue that ``m`` blows up to ``exp(-inf) = 0``).
+    Costs nothing in the usual regime, where ``m * err`` is tiny."""
+    if not (B.size and m > 0):
+        return
+    big = max(float(np.max(xx)) if xx.size else 0.0, float(np.max(yy)) if yy.size else 0.0)
+    err = (2 * Xs.shape[1] + 7) * float(np.finfo(np.float64).eps) * big
+    if not m * err > 1e-8:
+        return
+    ii, jj = np.nonzero(B <= 2.0 * err)
+    for a in range(0, ii.size, 65536):               # bounded temporaries
+        i, j = ii[a:a + 65536], jj[a:a + 65536]
+        D = Xs[i] - Ys[j]
+        B[i, j] = np.einsum("ij,ij->i", D, D)
 
 
 def distance_block(Xs: np.ndarray, Ys: np.ndarray, same: bool, metric: str) -> np.ndarray:

@@ -299,6 +299,16 @@ CASES = [
     Case(NFT, "one-sample", lambda: NF.transform(X0[:1]), "ok", check=_gram_check(NF, X0[:1]), note="one row"),
     Case(NFT, "extreme-scale", lambda: NF.transform([[1e200, 1e200]]), "ok", check=_close(np.zeros((1, 10))),
          note="far away: 0"),
+    Case(NFT, "extreme-scale",
+         lambda: NystromFeatures(10, sigma=1e160, random_state=0).fit(X0 * 1e160).transform(X0 * 1e160), "ok",
+         check=_close(NystromFeatures(10, sigma=1.0, random_state=0).fit(X0).transform(X0), atol=1e-9),
+         note="issue 29: all NaN at |X| ~ 1e160 (squared norms overflow); X and sigma scaled together"),
+    Case(NFT, "extreme-scale",
+         lambda: (lambda m: (m, m.transform(X0 * 1e160)))(
+             NystromFeatures(10, sigma=1.0, random_state=0).fit(X0 * 1e160)), "ok",
+         check=lambda r: _close(np.isin(np.arange(len(X0)), r[0].component_indices_).astype(float))(
+             np.einsum("ij,ij->i", r[1], r[1])),
+         note="issue 29: 84-100 % NaN; points 1e160 apart: K = I, so Z Z^T is 1 at the landmarks only"),
     Case(NFT, "param-range", lambda: NystromFeatures(3).transform(X0), "ValueError", match="not fitted",
          note="transform before fit"),
     Case(NFT, "huge-size", lambda: NystromFeatures(500, sigma=3.0, random_state=0)

@@ -107,6 +107,23 @@ def test_diagonal_is_exactly_one(name, t):
     assert np.all(np.diagonal(gram_matrix(k, Xt)) == 1.0)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e100, 1e160, 1e300])
+@pytest.mark.parametrize("name", sorted(TRANSLATION_INVARIANT))
+def test_coincident_points_of_two_arrays_have_value_one(name, scale):
+    """``k(x, y) = 1`` whenever ``y`` is ``x``, also between two different arrays (not
+    only on the diagonal of ``k(X)``) and where the points are far apart against the
+    kernel's width: the expansion's rounding residue, multiplied by a huge ``1 / sigma^2``
+    of the rescaled data, used to give ``exp(-inf) = 0`` there (issue 29)."""
+    k = TRANSLATION_INVARIANT[name]
+    Xs = X[:30] * scale
+    K = k(Xs, Xs[[4, 0, 17]].copy())
+    if scale == 1.0:  # the usual regime: 1 to the kernel's rounding (its entry error)
+        np.testing.assert_allclose(K[[4, 0, 17], [0, 1, 2]], 1.0, rtol=0, atol=1e-13)
+    else:             # the distances are recomputed from differences: exactly 1
+        np.testing.assert_array_equal(K[[4, 0, 17], [0, 1, 2]], 1.0)
+    assert np.all((K >= 0) & (K <= 1))
+
+
 @pytest.mark.parametrize("name", ["gaussian", "rbf", "laplacian"])
 def test_gram_matrix_far_from_the_origin_is_psd(name):
     """The Gram matrix of a positive definite kernel is PSD (``is_psd``) on data
