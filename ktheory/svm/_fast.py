@@ -57,7 +57,7 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit
 
-from ._core import DEFAULT_CACHE_MB, intercept_and_objective, violation
+from ._core import DEFAULT_CACHE_MB, intercept_and_objective, rounding_floor, violation
 
 __all__ = ["FastResult", "fast_smo", "KERNEL_CODES", "DEFAULT_CACHE_MB"]
 
@@ -72,6 +72,8 @@ _LOWER, _FREE, _UPPER = 0, 1, 2
  _NUNSHRINK, _NHIST, _NRECON) = range(13)
 #: Rows of the history (iteration, active set size, violation), one per shrinking check.
 _HIST_CAP = 10_000
+#: Iterations between two comparisons of the violation with the rounding floor.
+FLOOR_CHECK = 1_000_000
 # cache counters (cint): positions
 _FREETOP, _HITS, _MISSES, _EVICT = range(4)
 # status codes
@@ -854,7 +856,13 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     max_iter = min(int(max_iter), sys.maxsize)
 
     say = report if report is not None else print
-    chunk = 1000 if verbose else max_iter
+    # runs of at most FLOOR_CHECK iterations: between them the violation is compared with
+    # the rounding level of the gradient (_core.ROUNDING_FLOOR), where SMO stops instead of
+    # looping (the numpy path checks it at every iteration)
+    chunk = 1000 if verbose else min(max_iter, FLOOR_CHECK)
+    kmax = float(np.max(np.abs(QD))) if QD.size else 0.0
+    pmax = float(np.max(np.abs(pv))) if pv.size else 0.0
+    floor = 0.0
     last = time.perf_counter()
     while True:
         stop = min(max_iter, istate[_IT] + chunk)
@@ -862,6 +870,10 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
         _solve(stop, max_iter, Cs, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident,
                istate, fstate, hist)
         if istate[_STATUS] != _RUNNING:
+            break
+        fl = rounding_floor(kmax, pmax, float(alpha.sum()))
+        if fstate[2] < fl:
+            floor = fl
             break
         if verbose:
             now = time.perf_counter()
@@ -891,6 +903,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     if scale != 1.0:
         out_alpha = out_alpha / scale
         obj = obj / scale
+    if floor > 0:
+        stats["floor"] = floor
     return FastResult(alpha=out_alpha, grad=out_G, intercept=b, objective=obj,
                       n_iter=int(istate[_IT]), gap=gap,
                       converged=istate[_STATUS] == _CONVERGED and not nonfinite,

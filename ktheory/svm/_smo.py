@@ -69,6 +69,8 @@ from ._core import (
     SMOResult,
     check_max_iter,
     intercept_and_objective,
+    not_converged_message,
+    rounding_floor,
     shift_weights,
     tiny_scale,
 )
@@ -296,6 +298,13 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
     n_iter = 0
     converged = False
     gap = inf
+    # the rounding level of the gradient (see _core.ROUNDING_FLOOR): a violation below it
+    # is noise, and SMO stops there (with a warning) instead of looping
+    kmax = float(np.max(np.abs(QD))) if QD.size else 0.0
+    pmax = 1.0 if p is None else (float(np.max(np.abs(p))) if m else 0.0)
+    a_sum = 0.0
+    floor = 0.0
+    floor_eps = rounding_floor(1.0, 0.0, 1.0)           # ROUNDING_FLOOR * eps
     while True:
         # --- working-set selection (WSS3) ---------------------------------
         i = int(U.argmax())
@@ -304,6 +313,10 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         gap = Gmax - Gmin
         if gap < eps:
             converged = True
+            break
+        ka = kmax * a_sum
+        if gap < floor_eps * (ka if ka > pmax else pmax):
+            floor = rounding_floor(kmax, pmax, a_sum)
             break
         if not gap < inf:  # NaN or inf: the gradient overflowed; never "converge" on it
             raise ValueError(
@@ -382,6 +395,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
                 aj = s
         al[i] = ai
         al[j] = aj
+        a_sum += (ai - ai_old) + (aj - aj_old)
 
         # --- gradient update: z += c_i H_i + c_j H_j (both copies) ----------
         ci = yi * (ai - ai_old)
@@ -417,13 +431,8 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
                 L[t] = zt if in_low else inf
 
     if not converged:
-        warnings.warn(
-            f"SMO stopped at max_iter={n_iter} iterations with maximal violation "
-            f"{gap:.3g} > tol={eps:g}; the solution is not optimal to tol. "
-            "Increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
+        warnings.warn(not_converged_message(n_iter, gap, eps, floor), ConvergenceWarning,
+                      stacklevel=3)
 
     alpha = np.array(al)
     v = np.where(np.isfinite(U), U, L) - E * (np.tile(w, 2) if tiled else w)

@@ -433,6 +433,33 @@ add(FIT, "param-range", fit(X0, Y0, max_iter=5), "ok", warns=ConvergenceWarning,
 add(FIT, "param-range", fit(X0, Y0, tol=3.0), "ok",
     check=lambda est: (est.support_.size == 0 and np.all(est.decision_function(XT) == est.intercept_[0]))
     or pytest.fail("no-SV model"), note="tol 3 no SV")
+_R400 = np.random.default_rng(0)
+X400, Y400 = _R400.standard_normal((20, 2)) * 0.5, np.arange(20) % 2
+for _solver in ("numpy", "compiled"):
+    add(FIT, "extreme-scale", fit(X400, Y400, kernel="poly", degree=400, coef0=1, solver=_solver), "ok",
+        warns=ConvergenceWarning,
+        check=lambda est: np.all(np.isfinite(est.decision_function(X400))) or pytest.fail("finite"),
+        note=f"issue 29: degree 400 never returned (violation stuck at 4.8e43, kernel values "
+             f"near 1e280); SMO stops at its rounding floor and says so ({_solver})",
+        setup=warm_compiled_svm if _solver == "compiled" else None)
+
+
+def _refit_that_overflows():
+    """issue 29 item 1: a refit that raises leaves the previous model exactly as it was."""
+    est = SVC(kernel="poly", degree=3, coef0=1).fit(X400, Y400)
+    before = est.decision_function(X400[:3])
+    try:
+        est.set_params(degree=400).fit(np.r_[X400, [[40.0, 40.0]]], np.r_[Y400, 1])
+    except ValueError:
+        pass
+    else:  # pragma: no cover - the kernel overflows
+        pytest.fail("the refit should overflow")
+    return est, before
+
+
+add(FIT, "extreme-scale", _refit_that_overflows, "ok",
+    check=lambda r: np.testing.assert_array_equal(r[0].decision_function(X400[:3]), r[1]),
+    note="issue 29: a refit that overflows leaves the old model (degree 3) predicting as before")
 X_LINE = np.arange(20000.0)[:, None]
 add(FIT, "huge-size", fit(X_LINE, (X_LINE[:, 0] >= 10000).astype(int)), "ok",
     check=lambda est: (est.score(X_LINE, X_LINE[:, 0] >= 10000) == 1.0) or pytest.fail("score"),
