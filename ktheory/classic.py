@@ -40,6 +40,11 @@ from ._validation import (
     predict_data,
 )
 
+#: GaussianQuadraticClassifier's memory limit (MiB) for its peak of QDA_PEAK_COPIES
+#: stacks of ``c`` float64 ``d x d`` matrices (the estimators' default gram_limit_mb).
+QDA_LIMIT_MB = 2048.0
+QDA_PEAK_COPIES = 3
+
 #: Most sample visits (``max_passes * n_samples``) PiecewiseLinearClassifier admits: its rule
 #: visits one sample at a time, about 8 microseconds each, so this is about a minute.
 MAX_VISITS = 5_000_000
@@ -490,8 +495,14 @@ class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
                 raise ValueError(f"priors has {priors.shape[0]} entries but y has {c} classes")
             if np.any(priors <= 0) or abs(priors.sum() - 1) > 1e-8:
                 raise ValueError(f"priors must be positive and sum to 1, got {priors.tolist()}")
-        if d * d * c > 5e8:
-            raise ValueError(f"X has {d} features: {c} covariance matrices of {d}x{d} are too large")
+        need_mb = QDA_PEAK_COPIES * c * d * d * 8 / 2**20
+        if need_mb > QDA_LIMIT_MB:
+            raise ValueError(
+                f"X has {d} features: a fit holds {QDA_PEAK_COPIES} stacks of {c} covariance "
+                f"matrices of {d}x{d} (the covariances, their eigenvalues' and their inverses' "
+                f"workspaces), {need_mb:.0f} MiB, more than QDA_LIMIT_MB = {QDA_LIMIT_MB:g}; "
+                "reduce the number of features"
+            )
         means = np.zeros((c, d))
         covs = np.zeros((c, d, d))
         for i in range(c):

@@ -832,7 +832,9 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
         n = Xa.shape[0]
         if m > n:
             raise ValueError(f"n_components={m} landmarks requested, but X has only n={n} samples")
-        _check_size(m * m, "the landmark Gram matrix")
+        # the landmark Gram matrix, its eigenvectors and LAPACK's workspace: 3 m^2 floats
+        _check_size(3 * m * m, "the landmark eigenproblem (3 m^2 floats: the Gram matrix, its "
+                    "eigenvectors and LAPACK's workspace)")
         idx = rng.choice(n, size=m, replace=False)
         L = np.ascontiguousarray(Xa[idx])
         K_L = k(L, L)

@@ -150,6 +150,8 @@ CASES += [
          note="singular covariance"),
     Case(GQC_FIT, "huge-size", lambda: gqc().fit(np.zeros((2, 30000)) + np.eye(2, 30000), [0, 1]), "ValueError",
          match="features", note="d = 30000"),
+    Case(GQC_FIT, "huge-size", lambda: gqc().fit(np.zeros((2, 12000)) + np.eye(2, 12000), [0, 1]), "ValueError",
+         match="QDA_LIMIT_MB", note="issue 29: d = 12000 passed the guard, then ran out of memory (6.9 GB peak)"),
     Case(MLP_FIT, "param-type", lambda: mlp(max_epochs=10.0).fit(X, Y), "TypeError", match="max_epochs"),
     Case(MLP_FIT, "param-type", lambda: mlp(standardize="no").fit(X, Y), "TypeError",
          match="standardize must be True or False", note="issue 29: a truthy string was taken as True"),

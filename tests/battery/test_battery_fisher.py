@@ -153,6 +153,14 @@ CASES += [
          note="unknown threshold"),
     Case(FIT, "huge-size", lambda: est().fit(np.zeros((MAX_SAMPLES + 1, 1)), np.arange(MAX_SAMPLES + 1) % 2),
          "ValueError", match="MAX_SAMPLES", note="refused before the Gram matrix"),
+    Case(FIT, "extreme-scale", lambda: KernelFisherDiscriminant(kernel="linear").fit(X * 1e-100, Y), "ok",
+         check=lambda r: np.testing.assert_array_equal(
+             r.predict(X * 1e-100), KernelFisherDiscriminant(kernel="linear").fit(X, Y).predict(X)),
+         note="issue 29: said 'use mu > 0' (mu was 1e-3; the cause was underflow); mu is relative"),
+    Case(FIT, "extreme-scale", lambda: KernelFisherDiscriminant(kernel="linear").fit(X * 1e3, Y), "ok",
+         check=lambda r: np.testing.assert_array_equal(
+             r.predict(X * 1e3), KernelFisherDiscriminant(kernel="linear").fit(X, Y).predict(X)),
+         note="issue 29: features x 1000 raised 'N + mu I is numerically singular'"),
     Case(FIT, "huge-size", lambda: est().fit(np.zeros((20_000, 1)), np.arange(20_000) % 2), "ValueError",
          match="gram_limit_mb=2048", note="issue 29: n = 20 000 passed the guard; its peak is 6 GiB"),
     Case(FIT, "huge-size", lambda: est(kernel="precomputed").fit(np.broadcast_to(1.0, (50_000, 50_000)),

@@ -284,6 +284,8 @@ CASES = [
          note="sigma < 0"),
     Case(NFF, "huge-size", lambda: NystromFeatures(15_000, random_state=0).fit(np.zeros((20_000, 1))),
          "ValueError", match="MAX_ELEMENTS", note="15000^2 landmark Gram"),
+    Case(NFF, "huge-size", lambda: NystromFeatures(11_000, random_state=0).fit(np.zeros((12_000, 1))),
+         "ValueError", match="landmark eigenproblem", note="issue 29: an empty MemoryError('') before"),
     # ---- NystromFeatures.transform ------------------------------------------------
     Case(NFT, "shape", lambda: NF.transform(np.zeros((3, 4))), "ValueError", match="features",
          note="wrong feature count"),
