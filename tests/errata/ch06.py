@@ -34,19 +34,42 @@ def nondecreasing_omega():
     return bool(seed), bool(fixed)
 
 
-def fisher_omega_zero():
-    """Seed 000: 'the' Fisher solution in the span, by the theorem with Omega = 0."""
-    yc = np.array([0, 0, 1])
-    m0, m1 = PHI[yc == 0].mean(0), PHI[yc == 1].mean(0)
-    Sw = sum(np.outer(p - (m0 if c == 0 else m1), p - (m0 if c == 0 else m1)) for p, c in zip(PHI, yc))
-    J = lambda w: (w @ (m1 - m0)) ** 2 / (w @ (Sw + 1e-3 * PHI.T @ PHI) @ w)  # noqa: E731
-    w_span = PHI.T @ np.array([0.2, -0.7, 1.0])
-    v = null_space(PHI)[:, 0]
-    # the seed: the span form is "the" solution, so leaving the span must cost criterion;
-    # but J cannot see v: w_span + v, outside the span, scores exactly as well
-    seed = J(w_span + v) < J(w_span) * (1 - 1e-9)
-    fixed = abs(J(w_span + v) - J(w_span)) < 1e-9 * abs(J(w_span)) and _dist_to_span(w_span + v) > 0.5
+def infinite_loss():
+    """Seed 000: with a loss valued in [0, inf], every minimiser of (1) has the form (2).
+
+    Read with a strictly increasing Omega (Omega(t) = t^2). The hard-margin loss on data with
+    one input listed twice with opposite labels is +inf for every function, so every function
+    minimises F, among them one orthogonal to the span. With the contradictory copy removed,
+    min F is finite and every function with a component orthogonal to the span does worse
+    than its projection."""
+    Xd = np.vstack([X, X[:1]])  # x_1 listed twice ...
+    yd = np.array([1.0, -1.0, 1.0, -1.0])  # ... with opposite labels
+    Pd = polynomial_feature_map(Xd, degree=2, coef0=1.0)
+
+    def F(w, P, y):
+        margins = y * (P @ w)
+        return (0.0 if np.all(margins >= 1) else np.inf) + w @ w
+
+    v = null_space(Pd)[:, 0]  # f_v is orthogonal to every k(x_i, .)
+    rng = np.random.default_rng(0)
+    samples = [rng.standard_normal(6) * 10.0 ** rng.uniform(-2, 3) for _ in range(2000)]
+    # F = inf on every sample (and, by the argument above, everywhere): inf F = inf
+    assert all(F(w, Pd, yd) == np.inf for w in samples)
+    inf_F = min(F(w, Pd, yd) for w in samples)
+    seed = not (F(v, Pd, yd) == inf_F and _dist_to_span_of(Pd, v) > 0.5)
+    # corrected form: without the copy, a feasible w (min F < inf); removing its orthogonal
+    # component keeps the margins and strictly lowers F
+    y3 = yd[:3]
+    w_feas = np.linalg.lstsq(PHI, 2.0 * y3, rcond=None)[0]  # margins 2: feasible
+    P_span = PHI.T @ np.linalg.pinv(PHI.T)
+    w_out = w_feas + v
+    fixed = (F(w_feas, PHI, y3) < np.inf and F(w_out, PHI, y3) < np.inf
+             and F(P_span @ w_out, PHI, y3) < F(w_out, PHI, y3))
     return bool(seed), bool(fixed)
+
+
+def _dist_to_span_of(P: np.ndarray, w: np.ndarray) -> float:
+    return float(np.linalg.norm(w - P.T @ np.linalg.pinv(P.T) @ w))
 
 
 def no_hypothesis():
@@ -67,6 +90,6 @@ def no_hypothesis():
 
 ERRATA = {
     "err-ch06-nondecreasing-omega": nondecreasing_omega,
-    "err-ch06-fisher-omega-zero": fisher_omega_zero,
+    "err-ch06-infinite-loss": infinite_loss,
     "err-ch06-no-hypothesis": no_hypothesis,
 }
