@@ -24,6 +24,7 @@ from ktheory._base import atomic_fit
 from ktheory.classic import GaussianQuadraticClassifier, MLPClassifier, PiecewiseLinearClassifier
 from ktheory.csvm import CentralSVC
 from ktheory.fisher import KernelFisherDiscriminant
+from ktheory.kpca import KernelPCA
 from ktheory.mercer import NystromFeatures, RandomFourierFeatures
 from ktheory.ridge import KernelRidge
 from ktheory.svm import SVC, SVR, MulticlassSVC
@@ -55,6 +56,7 @@ CASES = [
     (MLPClassifier(hidden_layer_sizes=(3,), max_epochs=20), "classifier", "one-class"),
     (SVR(), "regressor", "kernel"),
     (KernelRidge(), "regressor", "kernel"),
+    (KernelPCA(n_components=2), "transformer", "kernel"),
     (NystromFeatures(n_components=10, random_state=0), "transformer", "kernel"),
     (RandomFourierFeatures(n_components=10, random_state=0), "transformer", "n_components"),
 ]
