@@ -1,0 +1,56 @@
+"""``solver="auto"``: the numpy path for small problems, handed to the compiled solver
+(from the start) when it needs more than ``AUTO_NUMPY_ITER`` iterations (issue 29: raw
+breast_cancer with a linear kernel at C = 100 needs 4e8 SMO iterations, hours on the numpy
+path)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from ktheory.svm import SVC, SVR, ConvergenceWarning
+from ktheory.svm import _kernel_svm
+
+pytestmark = pytest.mark.needs_numba
+
+R = np.random.default_rng(4)
+X = R.normal(size=(120, 3)) * [1.0, 30.0, 0.1]
+Y = (X[:, 0] + 0.05 * X[:, 1] + R.normal(size=120) > 0).astype(int)
+Z = X[:, 0] + 0.02 * X[:, 1] + 0.3 * R.normal(size=120)
+
+
+@pytest.fixture
+def small_budget(monkeypatch):
+    monkeypatch.setattr(_kernel_svm, "AUTO_NUMPY_ITER", 20)
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+
+
+@pytest.mark.parametrize("Est,target", [(SVC, Y), (SVR, Z)])
+def test_long_numpy_run_is_handed_to_the_compiled_solver(small_budget, Est, target):
+    """Past the budget the fit is the compiled solver's (it reports solver_stats_, the
+    numpy path None), with no ConvergenceWarning from the abandoned numpy run, and the
+    same solution as solver="compiled"."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        auto = Est(kernel="linear", C=10.0, tol=1e-8).fit(X, target)
+    comp = Est(kernel="linear", C=10.0, tol=1e-8, solver="compiled").fit(X, target)
+    assert auto.n_iter_ > 20 and auto.solver_stats_ is not None
+    assert auto.n_iter_ == comp.n_iter_
+    np.testing.assert_allclose(auto.dual_coef_, comp.dual_coef_, rtol=0, atol=1e-12)
+
+
+def test_short_runs_stay_on_the_numpy_path(monkeypatch):
+    """Within the budget nothing changes: the numpy path's fit (no solver_stats_)."""
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+    est = SVC(kernel="rbf", C=1.0).fit(X, Y)
+    assert est.n_iter_ < _kernel_svm.AUTO_NUMPY_ITER and est.solver_stats_ is None
+
+
+def test_user_limit_within_the_budget_is_the_numpy_paths(small_budget):
+    """A max_iter the user sets at or below the budget stays on the numpy path (and warns
+    there when reached)."""
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        est = SVC(kernel="linear", C=10.0, max_iter=15).fit(X, Y)
+    assert est.solver_stats_ is None
