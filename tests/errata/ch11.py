@@ -98,7 +98,9 @@ def eps_zero_mindist():
     Xc = np.array([[10, 0], [0, 1], [0, -1], [1, -1]])
     yc = np.array([1, 1, -1, -1])
     Xr, Yr = sp.Matrix(Xc), list(map(int, yc))
-    mr = sum((sp.Rational(1, 2) * Yr[i] * Xr.row(i).T for i in range(4)), sp.zeros(2, 1))
+    mr = sum(
+        (sp.Rational(1, 2) * Yr[i] * Xr.row(i).T for i in range(4)), sp.zeros(2, 1)
+    )
     xp = (Xr.row(0) + Xr.row(1)).T / 2
     xm = (Xr.row(2) + Xr.row(3)).T / 2
     w_md = mr / mr.dot(mr)
@@ -106,14 +108,21 @@ def eps_zero_mindist():
     md_feasible = all(Yr[i] * (Xr.row(i).dot(w_md) + b_md) >= 0 for i in range(4))
     seed = bisector in feasible and md_feasible
     # the exact solution: KKT of min |w|^2/2, <w, m> = 1, y_i(<w, x_i> + b) >= 0
-    w_ex, b_ex = sp.Matrix([sp.Rational(4, 21), sp.Rational(2, 21)]), sp.Rational(-2, 21)
+    w_ex, b_ex = (
+        sp.Matrix([sp.Rational(4, 21), sp.Rational(2, 21)]),
+        sp.Rational(-2, 21),
+    )
     marg = [Yr[i] * (Xr.row(i).dot(w_ex) + b_ex) for i in range(4)]
     active = [i for i in range(4) if marg[i] == 0]
     beta = sp.Symbol("beta")
     lam = sp.symbols(f"lam0:{len(active)}")
     eqs = list(
-        w_ex - beta * mr - sum((lam[a] * Yr[i] * Xr.row(i).T
-                                for a, i in enumerate(active)), sp.zeros(2, 1))
+        w_ex
+        - beta * mr
+        - sum(
+            (lam[a] * Yr[i] * Xr.row(i).T for a, i in enumerate(active)),
+            sp.zeros(2, 1),
+        )
     ) + [sum(lam[a] * Yr[i] for a, i in enumerate(active))]
     sol = sp.solve(eqs, [beta, *lam], dict=True)
     kkt = (
@@ -124,7 +133,9 @@ def eps_zero_mindist():
     )
     # small eps > 0 on a sample the class-mean direction separates: m / |m|^2
     g = np.random.default_rng(0)
-    Xs = np.vstack([g.normal(size=(10, 2)) * 0.3 + [2, 0], g.normal(size=(10, 2)) * 0.3])
+    Xs = np.vstack(
+        [g.normal(size=(10, 2)) * 0.3 + [2, 0], g.normal(size=(10, 2)) * 0.3]
+    )
     ys = np.r_[np.ones(10), -np.ones(10)]
     ms = (_centre_weights(ys) * ys) @ Xs
     small = CentralSVC(C=np.inf, epsilon=1e-3).fit(Xs, ys)
@@ -158,8 +169,12 @@ def shortcut():
     grid = np.linspace(-3, 2, 101)
     vals = np.array([value(t) for t in grid])
     k = int(np.argmin(vals))
-    r = minimize_scalar(value, bounds=(grid[k - 1], grid[k + 1]), method="bounded",
-                        options={"xatol": 1e-10})
+    r = minimize_scalar(
+        value,
+        bounds=(grid[k - 1], grid[k + 1]),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
     best = min(r.fun, vals[k])
     w_p, b_p = shortcut_weights(X, y, r.x, C=C, epsilon=eps)  # the package agrees
     p_pkg = 0.5 * w_p @ w_p + C * np.maximum(0, eps - y * (X @ w_p + b_p)).sum()
@@ -186,9 +201,83 @@ def centre_distances():
     return bool(seed), bool(fixed)
 
 
+def _sample3(seed, n):
+    g = np.random.default_rng(seed)
+    X = np.vstack(
+        [
+            g.normal(size=(n, 3)) + [1.0, 0.5, 0.0],
+            g.normal(size=(n, 3)) * 1.2 - [1.0, 0.0, 0.0],
+        ]
+    )
+    return X, np.r_[np.ones(n), -np.ones(n)]
+
+
+def slack_strict():
+    """Slacks xi_i > 0 (the seed) vs xi_i >= 0: is the soft-CSVM minimum attained?"""
+    X, y = _sample3(7, 6)
+    C, eps = 1.0, 0.5
+    clf = CentralSVC(C=C, epsilon=eps).fit(X, y)
+    assert clf.duality_gap_ <= 1e-8  # a certified optimum
+    w, b = clf.coef_[0], clf.intercept_[0]
+    marg = y * (X @ w + b)
+    free = (clf.alpha_ > 1e-9) & (clf.alpha_ < C - 1e-9)
+    assert free.any()  # w and b unique, so the optimal slacks are forced
+    xi = np.maximum(0.0, eps - marg)
+    P = 0.5 * w @ w + C * xi.sum()
+    # the seed's form: the minimum over xi > 0 is attained iff the forced slacks are > 0
+    seed = bool(np.all(xi > 0))
+    delta = 1e-9
+    approached = np.isclose(
+        0.5 * w @ w + C * (xi + delta).sum() - P, C * len(y) * delta, rtol=1e-3
+    )
+    fixed = (
+        bool(np.any(xi == 0))
+        and np.isclose(P, clf.primal_objective_, rtol=1e-9)
+        and bool(approached)
+    )
+    return seed, bool(fixed)
+
+
+def eps_wlog():
+    """'Without loss of generality' eps: does the CSVM depend on eps only through scale?"""
+    from ktheory.csvm import max_feasible_epsilon
+
+    g = np.random.default_rng(3)
+    X = np.vstack(
+        [
+            g.normal(size=(10, 3)) * 0.6 + [1.5, 0.5, 0.0],
+            g.normal(size=(10, 3)) * 0.6 - [1.5, 0.0, 0.0],
+        ]
+    )
+    y = np.r_[np.ones(10), -np.ones(10)]
+    e_max = max_feasible_epsilon(X @ X.T, y)
+    assert 0 < e_max
+    w_lo = CentralSVC(C=np.inf, epsilon=0.2 * e_max).fit(X, y).coef_[0]
+    w_hi = CentralSVC(C=np.inf, epsilon=0.9 * e_max).fit(X, y).coef_[0]
+    cosine = w_lo @ w_hi / np.linalg.norm(w_lo) / np.linalg.norm(w_hi)
+    seed = cosine > 1 - 1e-9  # the same hyperplane direction for every eps
+    # the SVM's margin 1 is a scale: (2 w1, 2 b1) with multipliers 2 alpha satisfies the
+    # KKT conditions of the hard SVM with margin 2 (all margins >= 2, = 2 where alpha > 0)
+    svc = SVC(C=1e8, kernel="linear", tol=1e-10).fit(X, y)
+    w1, b1 = svc.dual_coef_[0] @ X[svc.support_], svc.intercept_[0]
+    marg2 = y * (X @ (2 * w1) + 2 * b1)
+    svm_scales = marg2.min() >= 2 - 1e-6 and np.allclose(
+        marg2[svc.support_], 2, atol=1e-6
+    )
+    try:
+        CentralSVC(C=np.inf, epsilon=1.01 * e_max).fit(X, y)
+        refused = False
+    except ValueError:
+        refused = True
+    fixed = cosine < 0.9999 and svm_scales and e_max <= 0.5
+    return bool(seed), bool(fixed and refused)
+
+
 ERRATA = {
     "err-ch11-beta-sign": beta_sign,
     "err-ch11-eps-zero-mindist": eps_zero_mindist,
     "err-ch11-shortcut": shortcut,
     "err-ch11-centre-distances": centre_distances,
+    "err-ch11-slack-strict": slack_strict,
+    "err-ch11-eps-wlog": eps_wlog,
 }
