@@ -27,8 +27,8 @@ def l2_normalisation():
     psi = min_kernel_eigenfunctions(x, r)
     V = V * np.sign(np.sum(V * psi, axis=0))  # eigenvector signs are not unique
     np.testing.assert_allclose(lam[::-1][:r], min_kernel_eigenvalues(r), rtol=1e-3)
-    seed = np.abs(V - psi).max() < 1e-8
-    discrete = np.abs(np.sqrt(n) * V - psi).max() < 1e-8
+    seed = np.abs(V - psi).max() < 1e-12
+    discrete = np.abs(np.sqrt(n) * V - psi).max() < 1e-12
     P = min_kernel_eigenfunctions(_Y, 6)
     ortho = np.abs((P * _W[:, None]).T @ P - np.eye(6)).max() < 1e-12
     return bool(seed), bool(discrete and ortho)
