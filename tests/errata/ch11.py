@@ -157,28 +157,32 @@ def shortcut():
     svc = SVC(C=C / eps, kernel="linear", tol=1e-8).fit(X, y)
     w_svm = svc.dual_coef_[0] @ X[svc.support_]
 
-    def value(lam):
-        w = (1 - lam) * w_svm + lam * m
-        if not w @ m > 0:
-            return np.inf
-        w = w / (w @ m)
+    # exact: the rescaled mixtures are the line m / |m|^2 + t u (u the unit part of w_SVM
+    # orthogonal to m) of span(w_SVM, m); the objective minimized over b is convex in t
+    u = w_svm - (w_svm @ m) / (m @ m) * m
+    u = u / np.linalg.norm(u)
+
+    def phi(t):
+        w = m / (m @ m) + t * u
         b = y * eps - X @ w  # the slack is piecewise linear in b: best at a breakpoint
         slack = np.maximum(0, eps - y[:, None] * ((X @ w)[:, None] + b[None, :]))
         return 0.5 * w @ w + C * slack.sum(axis=0).min()
 
-    grid = np.linspace(-3, 2, 101)
-    vals = np.array([value(t) for t in grid])
-    k = int(np.argmin(vals))
+    T = 1.0
+    while phi(-T) < phi(0.0) or phi(T) < phi(0.0):  # convex: the minimum is in [-T, T]
+        T *= 2
     r = minimize_scalar(
-        value,
-        bounds=(grid[k - 1], grid[k + 1]),
-        method="bounded",
-        options={"xatol": 1e-10},
+        phi, bounds=(-T, T), method="bounded", options={"xatol": 1e-10}
     )
-    best = min(r.fun, vals[k])
-    w_p, b_p = shortcut_weights(X, y, r.x, C=C, epsilon=eps)  # the package agrees
+    best = r.fun
+    assert best <= min(phi(r.x - 1e-6), phi(r.x + 1e-6)) + 1e-12 * best  # the minimum
+    w_best = m / (m @ m) + r.x * u
+    (a, c), *_ = np.linalg.lstsq(np.c_[w_svm, m], w_best, rcond=None)
+    assert a + c > 0  # a positive multiple of the mixture with lam = c / (a + c)
+    lam = c / (a + c)
+    w_p, b_p = shortcut_weights(X, y, lam, C=C, epsilon=eps)  # the package agrees
     p_pkg = 0.5 * w_p @ w_p + C * np.maximum(0, eps - y * (X @ w_p + b_p)).sum()
-    assert abs(p_pkg - r.fun) <= 1e-6 * P
+    assert abs(p_pkg - best) <= 1e-6 * P
     seed = np.isclose(best, P, rtol=1e-6)  # some lam reaches the optimum
     own = (opt.alpha_ * y) @ X + opt.beta_ * m  # with the CSVM's own multipliers
     fixed = np.allclose(opt.coef_[0], own, rtol=1e-9, atol=1e-12) and best > P
