@@ -19,7 +19,8 @@ LONG_MODULE = 600
 
 #: The svm modules that make up its solver layer: they import no svm estimator module.
 SVM_SOLVERS = {"ktheory.svm._core", "ktheory.svm._smo", "ktheory.svm._fast",
-               "ktheory.svm._llw_qp", "ktheory.svm._exact"}
+               "ktheory.svm._llw_qp", "ktheory.svm._llw_decomp", "ktheory.svm._llw_rows",
+               "ktheory.svm._exact"}
 
 
 def _modules() -> dict[str, Path]:

@@ -8,7 +8,9 @@ in two layers, the lower never importing the upper:
   result, the stopping measure, the intercept rule), :mod:`~ktheory.svm._smo` (the
   readable reference, :func:`smo_solve`), :mod:`~ktheory.svm._fast` (the same iteration
   compiled by numba, with a row cache and shrinking; optional),
-  :mod:`~ktheory.svm._llw_qp` (the interior-point QP of the multicategory SVM) and
+  :mod:`~ktheory.svm._llw_decomp` (the decomposition solver of the multicategory SVM, with
+  its kernel-row cache :mod:`~ktheory.svm._llw_rows`; :mod:`~ktheory.svm._llw_qp` holds its
+  exact intercepts and the interior-point QP the tests use as an oracle) and
   :mod:`~ktheory.svm._exact` (the exact dual in sympy);
 * **estimators**: :mod:`~ktheory.svm._kernel_svm` (what every SVM estimator does:
   parameters, input, kernel, the dual solve), :mod:`~ktheory.svm._svc` with

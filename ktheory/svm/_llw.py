@@ -62,20 +62,26 @@ in the ``m = sum_i #{j : L_{y_i j} > 0}`` variables (``n (k-1)`` for 0/1 costs),
 
 Solver
 ------
-A dense primal–dual interior-point method (Mehrotra's predictor–corrector) on the
-box-constrained QP, solved in ``a = alpha / C``: each iteration is one Cholesky
-factorisation of the ``m x m`` matrix ``C Q + D`` and two solves; it stops when
-the relative primal and dual residuals and the relative duality gap are below
-``tol`` (about 15–30 iterations, nearly independent of the data). It is accurate
-(``tol = 1e-10`` is reachable) and robust to degenerate problems, at
-``O(m^3)`` time and ``3 m^2 * 8`` bytes of memory per fit, which is fine up to
-``m`` of a few thousand (``fit`` refuses problems above ``MAX_QP_MB``).
+A decomposition (working-set) method, :mod:`ktheory.svm._llw_decomp` (its docstring
+gives the design): working sets of a few samples with all their dual variables,
+chosen by maximal KKT violation and solved exactly by a small dense active-set
+method; kernel rows on demand, cached (``CACHE_MB``). Memory: ``O(n k)`` plus the
+cache (no ``n x n`` Gram matrix for kernels PSD by construction, no matrix in the
+``n (k-1)`` dual variables). It stops when the KKT conditions hold to ``tol`` in
+decision-value units (the margins ``f_j(x_i) - Y_ij``, as libsvm's ``tol``: unchanged
+by rescaling the kernel or ``C``), or at the rounding level of ``h`` if larger. The
+dense interior-point method used before (``O(m^3)``; it broke down for a linear
+kernel at large ``C``) stays in :mod:`ktheory.svm._llw_qp` as the tests' oracle.
 
-Given the unique ``h``, the intercepts minimise the (piecewise linear) loss over
-``b`` with ``sum_j b_j = 0``: a small linear program solved by
-``scipy.optimize.linprog`` (HiGHS). The ``b`` need not be unique (then one
-vertex of the optimal set is returned); the objective is, and so are the
-decision values wherever some ``alpha_ij`` is strictly between its bounds.
+The fit is **certified**: ``primal_objective_`` (``h`` summed in extended precision
+where float64 would not do, the exact best intercepts for it, the hinge loss) against
+the dual value ``objective_``. A relative gap above ``tol`` sends the solver on with a
+tolerance 100 times tighter (down to ``1e-12``); a gap still above ``max(100 tol,
+1e-6)`` is a :class:`ConvergenceWarning`. (For a hard margin at huge ``C`` the primal
+value is ``C`` times the rounding of the margins: the gap certifies little there.)
+The intercepts minimise the piecewise-linear loss over ``b`` with ``sum_j b_j = 0``,
+exactly (:func:`ktheory.svm._llw_qp.intercepts`); ``b`` need not be unique (one point
+of the optimal set is returned), the objective is.
 """
 
 from __future__ import annotations
@@ -86,19 +92,26 @@ from typing import Any, Callable
 import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
+from threadpoolctl import threadpool_limits
 
 from .._base import KTheoryClassifierMixin, atomic_fit
-from .._validation import ComplexDataError, check_positive, check_psd_gram, class_labels, symmetrized
-from ._core import ConvergenceWarning, check_max_iter
+from .._validation import (ComplexDataError, check_positive, check_psd_gram, class_labels,
+                           symmetrized)
+from ._core import DEFAULT_CACHE_MB, DEFAULT_GRAM_LIMIT_MB, ConvergenceWarning, check_max_iter
 from ._kernel_svm import KernelSVMBase
-from ._llw_qp import b_from_multipliers, box_qp, equality_rows, intercepts, polish
+from ._llw_decomp import KernelRowCache, default_working_set, llw_decomposition
+from ._llw_qp import intercepts
 
-__all__ = ["MulticlassSVC", "llw_population_minimizer", "MAX_QP_MB", "MAX_POPULATION_CLASSES", "PSD_RTOL"]
+__all__ = ["MulticlassSVC", "llw_population_minimizer", "CACHE_MB", "GRAM_LIMIT_MB",
+           "MAX_POPULATION_CLASSES", "PSD_RTOL"]
 
-#: Largest dense QP :class:`MulticlassSVC` sets up, in MiB: the interior-point
-#: method holds about three ``m x m`` float64 matrices, ``m`` the number of dual
-#: variables (``n (k-1)`` for 0/1 costs); 2 GiB allows ``m`` up to about 9400.
-MAX_QP_MB = 2048.0
+#: Kernel-row cache of :class:`MulticlassSVC`, MiB (``8 n`` bytes a row, least recently
+#: used rows evicted): all of ``K`` fits up to ``n`` about 5100.
+CACHE_MB = DEFAULT_CACHE_MB
+
+#: Largest Gram matrix :class:`MulticlassSVC` builds, MiB: only for kernels checked PSD
+#: on the data (a callable, ``"sigmoid"``, ``"poly"`` with ``coef0 < 0``).
+GRAM_LIMIT_MB = DEFAULT_GRAM_LIMIT_MB
 
 #: Largest number of classes :func:`llw_population_minimizer` accepts.
 MAX_POPULATION_CLASSES = 1000
@@ -109,9 +122,28 @@ MAX_POPULATION_CLASSES = 1000
 #: with :func:`ktheory.kernels.gram_entry_error`), whichever is larger.
 PSD_RTOL = 1e-6
 
-#: Iteration cap used for ``max_iter=-1`` (the interior-point method needs
-#: 15–40 iterations; reaching this many means a numerical failure).
-_IPM_CAP = 500
+#: Tightest KKT tolerance the certificate loop of ``fit`` asks of the solver (the
+#: solver itself stops at the rounding level of ``H`` where that is larger).
+_TOL_FLOOR = 1e-12
+
+
+def _relative_gap(primal: float, dual: float) -> float:
+    """``(primal - dual) / max(|primal|, |dual|)`` (0 when both are 0): scale free."""
+    den = max(abs(primal), abs(dual))
+    return (primal - dual) / den if den > 0 else 0.0
+
+
+def _certificate(alpha: np.ndarray, coef: np.ndarray, Hh: np.ndarray, codes: np.ndarray,
+                 L: np.ndarray, b_kkt: np.ndarray | None) -> tuple[np.ndarray, float, float, float]:
+    """``(b, loss, pen, dual_min)``: the intercepts minimising the loss given ``h`` (exact,
+    :func:`ktheory.svm._llw_qp.intercepts`), that loss, ``sum_j ||h_j||^2`` and the dual
+    minimum ``D(alpha)``; the primal is ``pen / 4 + C loss``."""
+    k = alpha.shape[1]
+    Hh = Hh - Hh.mean(axis=1, keepdims=True)      # sum_j h_j = 0 (exactly, in the model)
+    b, loss = intercepts(Hh, codes, L, b_kkt)
+    pen = float(np.einsum("ij,ij->", coef, Hh))   # sum_j c_j^T K c_j
+    dual_min = 0.25 * pen - float(alpha.sum()) / (k - 1)
+    return b, loss, pen, dual_min
 
 
 # ---------------------------------------------------------------------------
@@ -291,12 +323,15 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         Kernel coefficient of "rbf", "poly" and "sigmoid", as in :class:`SVC`.
     coef0 : float, default 0.0
         Constant term of "poly" and "sigmoid".
-    tol : float, default 1e-8
-        Stopping tolerance of the interior-point method: relative primal and
-        dual residuals and relative duality gap all below ``tol``.
+    tol : float, default 1e-6
+        KKT tolerance of the decomposition solver, in decision-value units (every
+        margin ``f_j(x_i) - Y_ij`` on the right side of 0 to ``tol``), and the target
+        of the certificate: a relative duality gap above ``tol`` makes the solver go
+        on with a tighter tolerance (module docstring).
     max_iter : int, default -1
-        Iteration limit of the interior-point method; ``-1`` means a cap of
-        500 (it needs 15–40). Stopping at the limit issues a
+        Limit on the active-set steps of the solver, all working sets together
+        (``-1``: none; the solver also stops when ten working sets in a row decrease
+        the dual only by rounding). Stopping at the limit issues a
         :class:`ktheory.svm.ConvergenceWarning`.
     costs : array_like of shape (k, k), optional
         Misclassification costs ``L[true, j]`` (nonnegative, zero diagonal), in
@@ -327,20 +362,24 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         margin zero only to rounding).
     duality_gap_ : float
         The certificate of the fit: ``(primal_objective_ - objective_) /
-        max(|objective_|, 1)``, nonnegative by weak duality. Above ``max(100 tol,
-        1e-6)`` the fit is not certified optimal and ``fit`` says so with a
+        max(|primal_objective_|, |objective_|)`` (0 when both are 0), nonnegative by
+        weak duality up to rounding. Above ``max(100 tol, 1e-6)`` the fit is not
+        certified optimal and ``fit`` says so with a
         :class:`~ktheory.svm.ConvergenceWarning`.
     n_iter_ : int
-        Interior-point iterations.
+        Active-set steps of the solver, all working sets together (at least 1).
+    kernel_rows_computed_ : int
+        Kernel rows the solver computed (above ``n`` when ``CACHE_MB`` was too small).
     n_features_in_ : int
         Number of features of the training ``X``.
 
     Notes
     -----
     ``predict`` is the argmax of ``decision_function``; ties go to the lowest
-    column index (the first class in ``classes_``). Memory: ``fit`` holds about
-    three ``m x m`` float64 matrices, ``m = n (k-1)`` for 0/1 costs; problems
-    above ``MAX_QP_MB`` MiB are refused up front.
+    column index (the first class in ``classes_``). Memory: ``fit`` holds a few
+    ``(n, k)`` arrays and at most ``CACHE_MB`` MiB of kernel rows; a callable, sigmoid
+    or ``coef0 < 0`` polynomial kernel is checked positive semidefinite on its Gram
+    matrix, which ``fit`` then holds (refused above ``GRAM_LIMIT_MB``).
 
     Examples
     --------
@@ -361,7 +400,7 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         degree: int = 3,
         gamma: str | float = "scale",
         coef0: float = 0.0,
-        tol: float = 1e-8,
+        tol: float = 1e-6,
         max_iter: int = -1,
         costs: Any = None,
     ) -> None:
@@ -380,10 +419,45 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         check_max_iter(self.max_iter)
         self._check_kernel_params()
 
+    def _kernel_rows(self, X: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray], float | None]:
+        """The kernel-row callable of the solver and its cache size (None: no cache).
+
+        ``"linear"``, ``"rbf"`` and ``"poly"`` with ``coef0 >= 0`` are positive
+        semidefinite by construction: their rows are computed on demand (blocks of
+        rows against all of ``X``, checked finite) and cached (``CACHE_MB``). For the
+        others the Gram matrix is held and checked positive semidefinite first (as
+        given for ``"precomputed"``; for a callable, sigmoid or ``coef0 < 0``
+        polynomial computed within ``GRAM_LIMIT_MB``).
+        """
+        kern = self._kernel_params_["kernel"]
+        psd_by_construction = kern in ("linear", "rbf") or (kern == "poly" and float(self.coef0) >= 0)
+        if psd_by_construction:
+            return (lambda idx: self._gram(X[idx], X, "training data")), float(CACHE_MB)
+        n = X.shape[0]
+        if kern == "precomputed":
+            K = X
+        else:
+            need_mb = n * n * 8 / 2**20
+            if need_mb > GRAM_LIMIT_MB:
+                raise ValueError(
+                    f"the {self._kernel_name()} kernel must be checked positive semidefinite on the "
+                    f"training data, which needs its Gram matrix: {need_mb:.0f} MiB for n={n}, more "
+                    f"than GRAM_LIMIT_MB = {GRAM_LIMIT_MB:g}; use a kernel that is positive "
+                    "semidefinite by construction (linear, rbf, poly with coef0 >= 0) or subsample"
+                )
+            K = self._gram(X, None, "training data")
+            if callable(kern):
+                K = symmetrized(K, "the Gram matrix returned by the kernel callable", np.float64)
+        check_psd_gram(K, "the precomputed Gram matrix X" if kern == "precomputed"
+                       else f"the Gram matrix of the {self._kernel_name()} kernel", rtol=PSD_RTOL,
+                       why="the LLW dual is a convex QP only for a PSD kernel",
+                       entry_error=self._gram_entry_error(X))
+        return (lambda idx: K[idx]), None
+
     # -- fit -----------------------------------------------------------------
     @atomic_fit
     def fit(self, X: Any, y: Any) -> "MulticlassSVC":
-        """Fit the multicategory SVM (interior-point dual, then the intercepts by LP).
+        """Fit the multicategory SVM (decomposition solver of the dual, exact intercepts).
 
         Parameters
         ----------
@@ -404,8 +478,8 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         ValueError
             For NaN/inf, mismatched lengths, one class only, continuous labels,
             a bad ``costs`` matrix, a non-square, non-symmetric or indefinite
-            Gram matrix, parameters out of range, or a problem above
-            ``MAX_QP_MB``.
+            Gram matrix, parameters out of range, kernel values that overflow, or a
+            kernel whose Gram matrix must be checked and exceeds ``GRAM_LIMIT_MB``.
         TypeError
             For sparse, complex, string or ``None`` input and parameters of the
             wrong type.
@@ -418,79 +492,49 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         k = classes.shape[0]
         L = _check_costs(self.costs, k)
         W = L[codes]                      # (n, k): cost of each (sample, class) pair
-        ii, jj = np.nonzero(W > 0)        # the dual variables, row-major
-        m = ii.size
-        need_mb = 3.0 * m * m * 8 / 2**20
-        if need_mb > MAX_QP_MB:
-            raise ValueError(
-                f"the dual QP has m = {m} variables (n_samples * (k - 1) = {n} * {k - 1} for 0/1 costs) "
-                f"and needs about {need_mb:.0f} MiB (3 m**2 * 8 bytes), more than MAX_QP_MB = "
-                f"{MAX_QP_MB:g}; subsample the training data"
-            )
         self._set_kernel(X)
-        if self.kernel == "precomputed":
-            K = X
-        else:
-            K = self._gram(X, None, "training data")
-            if callable(self.kernel):
-                symmetrized(K, "the Gram matrix returned by the kernel callable", np.float64)
-        check_psd_gram(K, "the precomputed Gram matrix X" if self.kernel == "precomputed"
-                       else f"the Gram matrix of the {self._kernel_name()} kernel", rtol=PSD_RTOL,
-                       why="the LLW dual is a convex QP only for a PSD kernel",
-                       entry_error=self._gram_entry_error(X))
-
+        rows, cache_mb = self._kernel_rows(X)
         C = float(self.C)
         tol = float(self.tol)
         max_iter = check_max_iter(self.max_iter)
-        max_iter = min(max_iter, _IPM_CAP)
+        q = default_working_set(n, k)
+        cache = KernelRowCache(rows, n, cache_mb, min_rows=q)
         alpha = np.zeros((n, k))
+        Hh = np.zeros((n, k))
+        b_kkt = None
         n_iter = 0
-        b_eq = None
-        polished = True
-        if m:
-            # solved in a = alpha / s with s = min(C, 100 / max diag K): the box [0, L]
-            # for moderate C, and for large C alpha's natural scale (the solution stops
-            # growing with C: a box of (C / s) L >> 1 is practically absent; s chosen
-            # on 3750 random problems, C up to 1e12, none stalled); the QP is then
-            # min 1/2 a^T Q a + c^T a, 0 <= a <= (C / s) L, with
-            # Q_ts = 2 s K[i_t, i_s] (delta(j_t, j_s) - 1/k)
-            kd = float(np.max(np.abs(np.diagonal(K))))
-            s = C if not (kd > 0 and np.isfinite(100.0 / kd)) else min(C, 100.0 / kd)
-            Q = K[np.ix_(ii, ii)]
-            same = jj[:, None] == jj[None, :]
-            Q *= np.where(same, 2.0 * s * (1.0 - 1.0 / k), -2.0 * s / k)
-            del same
-            c = np.full(m, -1.0 / (k - 1))
-            u = (C / s) * W[ii, jj]
-            A = equality_rows(jj, k)
-            with np.errstate(over="ignore", under="ignore"):
-                sol = box_qp(Q, c, A, u, tol, max_iter)
-            n_iter = int(sol["n_iter"])
-            if sol["broke"] or not np.all(np.isfinite(sol["x"])):
-                raise ValueError(
-                    f"{name}: the interior-point method broke down (non-finite iterates or an indefinite "
-                    "Newton matrix); the "
-                    "Gram matrix is probably badly scaled or indefinite beyond rounding. Rescale X "
-                    "or the kernel, or change C"
-                )
-            if not sol["converged"]:
-                warnings.warn(
-                    f"{name}: the interior-point method stopped at max_iter={n_iter} before reaching "
-                    f"tol={tol:g} (residuals: primal {sol['res_p']:.2g}, dual {sol['res_d']:.2g}, "
-                    f"gap {sol['gap']:.2g})",
-                    ConvergenceWarning,
-                    stacklevel=2,
-                )
-            a, y_eq, polished = polish(Q, c, A, u, sol, tol)
-            alpha[ii, jj] = np.minimum(s * a, C * W[ii, jj])
-            b_eq = b_from_multipliers(A.T @ y_eq, jj, k)
+        stopped = stalled = False
+        if np.any(W > 0):
+            with np.errstate(over="ignore", under="ignore"), threadpool_limits(1, user_api="blas"):
+                res = llw_decomposition(cache, W, C, tol, max_iter, q=q)
+            alpha, Hh, b_kkt, n_iter = res.alpha, res.H, res.b, res.n_iter
+            stopped, stalled = not res.converged and not res.stalled, res.stalled
         coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
+        b, loss, pen, dual_min = _certificate(alpha, coef, Hh, codes, L, b_kkt)
+        gap = _relative_gap(0.25 * pen + C * loss, -dual_min)
+        # the certificate: a relative duality gap above the KKT tolerance sends the solver
+        # on with a tolerance 100 times tighter (down to the rounding level of H)
+        tol_k = tol
+        while (gap > tol and not stopped and not stalled and n_iter < max_iter
+               and tol_k > _TOL_FLOOR):
+            tol_k = max(tol_k / 100.0, _TOL_FLOOR)
+            with np.errstate(over="ignore", under="ignore"), threadpool_limits(1, user_api="blas"):
+                res = llw_decomposition(cache, W, C, tol_k, max_iter - n_iter, q=q,
+                                        alpha0=alpha, H0=Hh)
+            alpha, Hh, b_kkt = res.alpha, res.H, res.b
+            n_iter += res.n_iter
+            stopped, stalled = not res.converged and not res.stalled, res.stalled
+            coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
+            b, loss, pen, dual_min = _certificate(alpha, coef, Hh, codes, L, b_kkt)
+            gap = _relative_gap(0.25 * pen + C * loss, -dual_min)
+        if stopped:
+            warnings.warn(
+                f"{name}: the decomposition solver stopped at max_iter={n_iter} active-set steps "
+                f"before reaching tol={tol:g} (KKT violation {res.violation:.2g})",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         support = np.flatnonzero(np.any(alpha != 0, axis=1))
-        Hh = K[:, support] @ coef[support] if support.size else np.zeros((n, k))
-        b, loss = intercepts(Hh, codes, L, b_eq)
-        pen = float(np.einsum("ij,ij->", coef[support], Hh[support]))  # sum_j ||h_j||^2
-        Yc = -1.0 / (k - 1)
-        dual_min = 0.25 * pen + Yc * float(alpha.sum())
 
         self.classes_ = classes
         self.alpha_ = alpha
@@ -499,9 +543,9 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         self.support_ = support.astype(np.int32)
         self.objective_ = -dual_min
         self.primal_objective_ = 0.25 * pen + C * loss
-        self.duality_gap_ = (self.primal_objective_ - self.objective_) / max(abs(self.objective_), 1.0)
+        self.duality_gap_ = _relative_gap(self.primal_objective_, self.objective_)
         self.n_iter_ = max(n_iter, 1)
-        self._polished_ = polished
+        self.kernel_rows_computed_ = int(cache.n_computed)
         if self.duality_gap_ > max(100.0 * tol, 1e-6):
             warnings.warn(
                 f"{name}: the fit is not certified optimal: the primal objective "
