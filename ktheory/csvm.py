@@ -352,6 +352,15 @@ def _newton_direction(H: np.ndarray, gz: np.ndarray) -> np.ndarray | None:
 
 def _face_phase(Qt: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray, G: np.ndarray,
                 k_max: int) -> np.ndarray:
+    """:func:`_face_steps` with floating-point overflow silenced: for a huge ``C kappa``
+    (the weakly certified regime) its steps and their products can overflow, and every
+    non-finite quantity already ends the phase (the gradient is returned unchanged)."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _face_steps(Qt, y, C, alpha, G, k_max)
+
+
+def _face_steps(Qt: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray, G: np.ndarray,
+                k_max: int) -> np.ndarray:
     """Active-set steps on the free multipliers (``alpha`` in place); returns the new gradient.
 
     With the bounded multipliers fixed, the quadratic is minimised on the face
@@ -422,7 +431,9 @@ def _face_phase(Qt: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray, G: n
         # step is orthogonal to y_F up to the rounding of alpha, which that component (the
         # bias times y_F, large against the step) would otherwise turn into an increase
         g_face = gF - y[F] * (float(y[F] @ gF) / k)
-        if float(g_face @ delta + 0.5 * (delta @ QF @ delta)) > 0:  # rounding: no descent left
+        with np.errstate(over="ignore", invalid="ignore"):  # huge C kappa: steps near 1e150
+            change = float(g_face @ delta + 0.5 * (delta @ QF @ delta))
+        if not change <= 0:  # rounding (or an overflowing step): no descent left
             return G
         alpha[F] = new
         G = G + Qt[:, F] @ delta
