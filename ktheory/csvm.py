@@ -477,6 +477,10 @@ def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
     return lo if np.isfinite(lo) else hi
 
 
+#: Coefficients beyond this size make :func:`_certificate` work in units of the largest one.
+_SIGMA_FROM = 1e100
+
+
 def _abs_matvec(K: np.ndarray, u: np.ndarray, block: int = 1024) -> np.ndarray:
     """``|K| @ u`` in blocks of rows (no second ``n x n`` array)."""
     out = np.empty(K.shape[0])
@@ -500,29 +504,46 @@ def _certificate(K: np.ndarray, l: np.ndarray, v: np.ndarray, sq: float, y: np.n
     ``sum_i c_i rho_i`` with ``rho_i = 4 eps (sum_j |K_ij coef_j| + |b| + epsilon)`` (the
     rounding of ``r_i``, which no solver can push the residuals below), plus that of ``P``
     itself. Both are returned relative to ``P > 0`` (``P >= 1 / (2 s)``).
+
+    Where the coefficients are huge (``C kappa`` beyond about ``1e100``, so that
+    ``||w||^2 ~ coef' K coef`` would overflow), every term is computed divided by
+    ``sigma = max_i |coef_i|`` (the gap and its floor are ratios, unchanged); ``primal`` and
+    ``dual`` are returned as ``primal_s * sigma`` and ``dual_s * sigma`` with ``sigma``, so
+    that a caller can rescale them before multiplying (``inf`` only if the objective itself
+    is beyond float64). Below that ``sigma = 1``: the same operations as without it.
     """
     beta = (1.0 - float(v @ alpha)) / sq
     coef = (alpha + beta * l) * y
     b = _bias(alpha, G, y, C)
-    Kc = K @ coef
-    f = Kc + b
+    big = float(np.max(np.abs(coef))) if coef.size else 0.0
+    sigma = big if (np.isfinite(big) and big > _SIGMA_FROM) else 1.0
+    cs = coef / sigma if sigma != 1.0 else coef
+    Kc = K @ cs                                   # K coef / sigma
+    f = sigma * Kc + b if sigma != 1.0 else Kc + b
     r = y * f - eps
-    w2 = float(coef @ Kc)
+    w2 = float(cs @ Kc)                           # ||w||^2 / sigma^2
     slack = np.maximum(0.0, -r)
     finite = bool(np.isfinite(C))
-    slack_term = C * float(slack.sum()) if finite else 0.0
-    primal = 0.5 * w2 + slack_term
-    dual = eps * float(alpha.sum()) + beta - 0.5 * w2
+    slack_term = C / sigma * float(slack.sum()) if finite else 0.0  # C sum(xi) / sigma
+    half_w2 = 0.5 * sigma * w2 if sigma != 1.0 else 0.5 * w2        # ||w||^2 / (2 sigma)
+    primal = half_w2 + slack_term
+    dual = (eps * float(alpha.sum()) + beta) / sigma - half_w2 if sigma != 1.0 else (
+        eps * float(alpha.sum()) + beta - half_w2)
     c = np.where(r >= 0, alpha, C - alpha) if finite else alpha
-    rho = 4.0 * _EPS * (_abs_matvec(K, np.abs(coef)) + abs(b) + eps)
-    floor = float(c @ rho) + 4.0 * _EPS * (0.5 * abs(w2) + slack_term)
+    if sigma != 1.0:
+        c = c / sigma
+        rho = 4.0 * _EPS * (sigma * _abs_matvec(K, np.abs(cs)) + abs(b) + eps)
+    else:
+        rho = 4.0 * _EPS * (_abs_matvec(K, np.abs(coef)) + abs(b) + eps)
+    floor = float(c @ rho) + 4.0 * _EPS * (abs(half_w2) + slack_term)
     max_slack = float(slack.max()) if slack.size else 0.0
     if primal > 0:
         gap, floor = float(c @ np.abs(r)) / primal, floor / primal
     else:  # pragma: no cover - P >= 1 / (2 s) > 0 unless the rounding is total
         gap, floor = float("inf"), 0.0
-    return {"beta": beta, "coef": coef, "b": b, "primal": primal, "dual": dual, "gap": gap,
-            "floor": floor, "max_slack": max_slack, "rho_max": float(rho.max()) if rho.size else 0.0}
+    return {"beta": beta, "coef": coef, "b": b, "primal_s": primal, "dual_s": dual,
+            "sigma": sigma, "gap": gap, "floor": floor, "max_slack": max_slack,
+            "rho_max": float(rho.max()) if rho.size else 0.0}
 
 
 def max_feasible_epsilon(K: Any, y: Any) -> float:
@@ -950,8 +971,11 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             self.coef_ = (coef @ Xa).reshape(1, -1)
         else:
             self.__dict__.pop("coef_", None)  # a refit with another kernel has no w to show
-        self.dual_objective_ = float(cert["dual"]) / kappa
-        self.primal_objective_ = float(cert["primal"]) / kappa
+        sig = cert["sigma"]  # objectives in units of sigma (1 unless C kappa is huge)
+        self.dual_objective_ = float(cert["dual_s"]) / kappa if sig == 1.0 else float(
+            cert["dual_s"]) * (sig / kappa)
+        self.primal_objective_ = float(cert["primal_s"]) / kappa if sig == 1.0 else float(
+            cert["primal_s"]) * (sig / kappa)
         self.duality_gap_ = float(gap)
         self.gap_bound_ = float(bound)
         self.max_slack_ = float(cert["max_slack"])
