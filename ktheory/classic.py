@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from scipy.special import expit as _expit
 
 from ._base import KTheoryClassifierMixin, KTheoryEstimator, atomic_fit
 from ._validation import (
@@ -69,7 +70,12 @@ MAX_ABS_INPUT = 1e150
 def _check_scale(Xa: np.ndarray, name: str = "X") -> np.ndarray:
     """``Xa`` unchanged, or a ``ValueError`` if its largest magnitude is outside
     ``(1 / MAX_ABS_INPUT, MAX_ABS_INPUT)`` (all zeros is accepted)."""
-    top = float(np.abs(Xa).max()) if Xa.size else 0.0
+    if not Xa.size:
+        top = 0.0
+    elif Xa.dtype.kind == "f":   # max(max, -min): no |x| temporary; NaN makes both NaN
+        top = float(max(Xa.max(), -Xa.min()))
+    else:
+        top = float(np.abs(Xa).max())
     if top > MAX_ABS_INPUT or 0.0 < top < 1.0 / MAX_ABS_INPUT:
         raise ValueError(
             f"{name} has entries of magnitude up to {top:.3g}; squares and products of such values "
@@ -460,7 +466,8 @@ class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
 
     @atomic_fit
     def fit(self, X: Any, y: Any) -> GaussianQuadraticClassifier:
-        """Estimate means, covariances and priors; precompute ``K_i^2`` and ``S_i^{-1}``.
+        """Estimate means, covariances and priors; precompute ``K_i^2`` and ``S_i^{-1}``
+        (from one symmetric eigendecomposition ``S_i = V_i diag(w_i) V_i^T`` per class).
 
         Parameters
         ----------
@@ -499,24 +506,26 @@ class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         if need_mb > QDA_LIMIT_MB:
             raise ValueError(
                 f"X has {d} features: a fit holds {QDA_PEAK_COPIES} stacks of {c} covariance "
-                f"matrices of {d}x{d} (the covariances, their eigenvalues' and their inverses' "
-                f"workspaces), {need_mb:.0f} MiB, more than QDA_LIMIT_MB = {QDA_LIMIT_MB:g}; "
-                "reduce the number of features"
+                f"matrices of {d}x{d} (the covariances, their eigenvectors scaled into "
+                f"whitening matrices, and their inverses), {need_mb:.0f} MiB, more than "
+                f"QDA_LIMIT_MB = {QDA_LIMIT_MB:g}; reduce the number of features"
             )
+        ddof = 1 if self.covariance == "unbiased" else 0
         means = np.zeros((c, d))
         covs = np.zeros((c, d, d))
         for i in range(c):
-            Xi = Xa[codes == i]
-            ddof = 1 if self.covariance == "unbiased" else 0
-            if Xi.shape[0] - ddof < 1:
+            Z = Xa[codes == i]                     # a copy: centred in place below
+            if Z.shape[0] - ddof < 1:
                 raise ValueError(
-                    f"class {classes[i].tolist()!r} has {Xi.shape[0]} sample(s): too few for a "
+                    f"class {classes[i].tolist()!r} has {Z.shape[0]} sample(s): too few for a "
                     f"covariance (covariance={self.covariance!r})"
                 )
-            means[i] = Xi.mean(axis=0)
-            Z = Xi - means[i]
-            covs[i] = (1 - reg) * (Z.T @ Z) / (Xi.shape[0] - ddof) + reg * np.eye(d)
-        w = np.linalg.eigvalsh(covs)
+            means[i] = Z.mean(axis=0)
+            Z -= means[i]
+            covs[i] = (1 - reg) * (Z.T @ Z) / (Z.shape[0] - ddof) + reg * np.eye(d)
+        # one symmetric eigendecomposition per class gives everything: the singularity test
+        # (scale-relative), ln det S_i, S_i^{-1} and the whitening S_i^{-1} = A_i A_i^T
+        w, V = np.linalg.eigh(covs)
         scale = np.maximum(np.abs(w).max(axis=1), np.finfo(float).tiny)
         bad = np.nonzero(w.min(axis=1) <= d * np.finfo(float).eps * scale)[0]
         if bad.size:
@@ -525,11 +534,13 @@ class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
                 "features or collinear features); set reg_param > 0 to regularise it"
             )
         priors = np.asarray(priors, float)
-        precision = np.linalg.inv(covs)
+        whiten = V
+        whiten /= np.sqrt(w)[:, None, :]                # A_i = V_i diag(w_i)^(-1/2), in place
         self.classes_ = classes
         self.means_, self.covariance_, self.priors_ = means, covs, priors
-        self.precision_ = precision
-        self.thresholds_ = 2 * np.log(priors) - np.linalg.slogdet(covs)[1]
+        self.precision_ = whiten @ whiten.transpose(0, 2, 1)
+        self._whiten_ = whiten
+        self.thresholds_ = 2 * np.log(priors) - np.log(w).sum(axis=1)
         return self
 
     def discriminant_function(self, X: Any) -> np.ndarray:
@@ -548,17 +559,42 @@ class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         sklearn.exceptions.NotFittedError
             Before ``fit``.
         """
-        Xa = _predict_X(self, X, "precision_")
-        Z = Xa[None, :, :] - self.means_[:, None, :]                     # (c, n, d)
-        maha = np.einsum("cnd,cde,cne->nc", Z, self.precision_, Z)
-        return self.thresholds_[None, :] - maha
+        return self._discriminant(_predict_X(self, X, "precision_")).T.copy()
+
+    def _discriminant(self, Xa: np.ndarray) -> np.ndarray:
+        """The discriminants of validated ``Xa``, transposed: shape ``(n_classes, n_samples)``.
+
+        Per class, the centred block ``Xa - m_i`` times the whitening ``A_i`` (``S_i^{-1} =
+        A_i A_i^T``) in one GEMM, then the row sums of squares; one pair of ``(n, d)``
+        workspaces serves all classes. Classes along the first axis keep every row contiguous
+        and make the reductions over classes elementwise."""
+        whiten = self.__dict__.get("_whiten_")
+        if whiten is None:                 # fitted by an older ktheory: from the precision
+            whiten = np.linalg.cholesky(self.precision_)
+        c = self.means_.shape[0]
+        G = np.empty((c, Xa.shape[0]))
+        Z = np.empty(Xa.shape)
+        Y = np.empty(Xa.shape)
+        for i in range(c):
+            np.subtract(Xa, self.means_[i], out=Z)
+            np.matmul(Z, whiten[i], out=Y)
+            np.einsum("nd,nd->n", Y, Y, out=G[i])
+        np.subtract(self.thresholds_[:, None], G, out=G)
+        return G
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log posteriors ``ln P(class i | x)`` (a log-sum-exp of ``g_i / 2``), shape
         ``(n_samples, n_classes)``."""
-        H = 0.5 * self.discriminant_function(X)
-        Hmax = H.max(axis=1, keepdims=True)
-        return H - (Hmax + np.log(np.exp(H - Hmax).sum(axis=1, keepdims=True)))
+        H = self._discriminant(_predict_X(self, X, "precision_"))
+        H *= 0.5
+        top = H.max(axis=0)
+        E = np.subtract(H, top)
+        np.exp(E, out=E)
+        lse = E.sum(axis=0)
+        np.log(lse, out=lse)
+        lse += top
+        H -= lse
+        return H.T.copy()
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior probabilities, shape ``(n_samples, n_classes)``, rows summing to 1."""
@@ -568,23 +604,20 @@ class GaussianQuadraticClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         """Two classes: ``(g_1 - g_0) / 2``, the log-odds of ``classes_[1]`` (as scikit-learn's
         QDA), shape ``(n_samples,)``; more classes: ``g_i / 2`` up to a common constant, shape
         ``(n_samples, n_classes)``."""
-        H = 0.5 * self.discriminant_function(X)
-        return H[:, 1] - H[:, 0] if H.shape[1] == 2 else H
+        H = 0.5 * self._discriminant(_predict_X(self, X, "precision_"))
+        return H[1] - H[0] if H.shape[0] == 2 else H.T.copy()
 
     def predict(self, X: Any) -> np.ndarray:
         """The class with the largest ``g_i(x)``, shape ``(n_samples,)``."""
-        idx = np.argmax(self.discriminant_function(X), axis=1)
+        idx = np.argmax(self._discriminant(_predict_X(self, X, "precision_")), axis=0)
         return self.classes_[idx]
 
 
 # --------------------------------------------------------------------------- MLP
-def _logistic(a: np.ndarray) -> np.ndarray:
-    out = np.empty_like(a)
-    pos = a >= 0
-    out[pos] = 1.0 / (1.0 + np.exp(-a[pos]))
-    e = np.exp(a[~pos])
-    out[~pos] = e / (1.0 + e)
-    return out
+def _logistic(a: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The logistic ``1 / (1 + exp(-a))`` without overflow (scipy's ``expit``: one pass, no
+    masks), into ``out`` where given (``out=a`` works in place)."""
+    return _expit(a) if out is None else _expit(a, out=out)
 
 
 def _layer_sizes(layer_sizes: Any) -> list[int]:
@@ -655,22 +688,62 @@ def mlp_loss_gradient(w: Any, X: Any, T: Any, layer_sizes: Sequence[int]) -> tup
         raise ValueError(f"X has {Xa.shape[1]} features but layer_sizes[0] is {sizes[0]}")
     if Ta.shape != (Xa.shape[0], sizes[-1]):
         raise ValueError(f"T must have shape {(Xa.shape[0], sizes[-1])}, got {Ta.shape}")
-    params = _unpack(wa, sizes)
-    acts = [Xa]
-    for W, b in params:
-        acts.append(_logistic(acts[-1] @ W + b))
-    n = Xa.shape[0]
-    out = acts[-1]
-    loss = 0.5 * float(np.sum((Ta - out) ** 2)) / n
-    delta = -(Ta - out) * out * (1 - out)
-    grads: list[np.ndarray] = []
-    for l in range(len(params) - 1, -1, -1):
-        W, _ = params[l]
-        grads.append(delta.sum(axis=0) / n)
-        grads.append((acts[l].T @ delta).ravel() / n)
-        if l > 0:
-            delta = (delta @ W.T) * acts[l] * (1 - acts[l])
-    return loss, np.concatenate(grads[::-1])
+    loss, grad = _Backprop(sizes, Xa.shape[0]).loss_gradient(wa, Xa, Ta)
+    return loss, grad
+
+
+class _Backprop:
+    """Backpropagation for :func:`mlp_loss_gradient` and :meth:`MLPClassifier.fit` on ``n``
+    samples with workspaces allocated once: the activations, the deltas and ``1 - x^l`` of
+    every layer, the gradient (written in place through views of the flat layout), so an
+    epoch allocates nothing of size ``n``. Inputs are trusted (validated by the callers)."""
+
+    def __init__(self, sizes: list[int], n: int) -> None:
+        self.sizes, self.n = sizes, n
+        self.acts = [np.empty((n, b)) for b in sizes[1:]]       # x^1 .. x^L
+        self.deltas = [np.empty((n, b)) for b in sizes[1:]]
+        self.work = [np.empty((n, b)) for b in sizes[1:]]       # 1 - x^l
+        self.grad = np.empty(sum((sizes[k] + 1) * sizes[k + 1] for k in range(len(sizes) - 1)))
+        self.grad_views = _unpack(self.grad, sizes)
+
+    def loss(self, params: list[tuple[np.ndarray, np.ndarray]], X: np.ndarray, T: np.ndarray) -> float:
+        """Forward pass (``x^l = f(x^{l-1} W^l + b^l)``) and the loss; leaves ``deltas[-1]``
+        holding ``x^L - t`` for :meth:`gradient`."""
+        a = X
+        for (W, b), out in zip(params, self.acts):
+            np.matmul(a, W, out=out)
+            out += b
+            _logistic(out, out=out)
+            a = out
+        diff = np.subtract(a, T, out=self.deltas[-1])           # -(t - x^L), exactly
+        sq = np.multiply(diff, diff, out=self.work[-1])
+        return 0.5 * float(np.sum(sq)) / self.n
+
+    def gradient(self, params: list[tuple[np.ndarray, np.ndarray]], X: np.ndarray) -> np.ndarray:
+        """The gradient after :meth:`loss` (the same weights), in the buffer ``self.grad``."""
+        n, L = self.n, len(params)
+        out = self.acts[-1]
+        delta = self.deltas[-1]
+        delta *= out
+        delta *= np.subtract(1.0, out, out=self.work[-1])
+        for l in range(L - 1, -1, -1):
+            gW, gb = self.grad_views[l]
+            np.sum(delta, axis=0, out=gb)
+            gb /= n
+            np.matmul((X if l == 0 else self.acts[l - 1]).T, delta, out=gW)
+            gW /= n
+            if l > 0:
+                a = self.acts[l - 1]
+                nxt = np.matmul(delta, params[l][0].T, out=self.deltas[l - 1])
+                nxt *= a
+                nxt *= np.subtract(1.0, a, out=self.work[l - 1])
+                delta = nxt
+        return self.grad
+
+    def loss_gradient(self, w: np.ndarray, X: np.ndarray, T: np.ndarray) -> tuple[float, np.ndarray]:
+        params = _unpack(w, self.sizes)
+        loss = self.loss(params, X, T)
+        return loss, self.gradient(params, X)
 
 
 def gradient_check(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], w: Any, *,
@@ -817,16 +890,24 @@ class MLPClassifier(KTheoryClassifierMixin, KTheoryEstimator):
         w = np.concatenate([np.concatenate([rng.uniform(-1, 1, a * b) / np.sqrt(a), np.zeros(b)])
                             for a, b in zip(sizes[:-1], sizes[1:])])
         v = np.zeros_like(w)
+        step = np.empty_like(w)
+        # the constant parts of an epoch, once: workspaces and the views of w's layers (w and
+        # v are updated in place below; both are new arrays of this fit)
+        backprop = _Backprop(sizes, Z.shape[0])
+        params = _unpack(w, sizes)
         curve: list[float] = []
         for _ in range(epochs):
-            loss, g = mlp_loss_gradient(w, Z, T, sizes)
+            loss = backprop.loss(params, Z, T)
             curve.append(loss)
             if loss < tol:
                 break
+            g = backprop.gradient(params, Z)
             with np.errstate(over="ignore", invalid="ignore"):   # divergence is reported below
-                v = mu * v - eta * g
-                w = w + v
-            if not np.all(np.isfinite(w)) or np.abs(w).max() > MAX_ABS_INPUT:
+                v *= mu                                          # v <- mu v - eta g
+                v -= np.multiply(g, eta, out=step)
+                w += v
+            top = np.abs(w, out=step).max()
+            if not top <= MAX_ABS_INPUT:                         # also NaN and inf
                 raise ValueError(
                     f"gradient descent diverged at epoch {len(curve)}: learning_rate={eta!r} drove the "
                     f"weights beyond {MAX_ABS_INPUT:g} (or to infinity); use a smaller learning_rate"
