@@ -170,7 +170,7 @@ PSD_RTOL = 1e-6
 
 
 def _psd_tolerance(n: int, scale: float, K: np.ndarray | None = None,
-                   entry_error: float | None = None) -> float:
+                   entry_error: float | None = None, kmax: float | None = None) -> float:
     """Eigenvalues of a kernel matrix below ``-tol`` are not rounding.
 
     ``tol = PSD_RTOL * scale * sqrt(n)`` with ``scale`` the largest |eigenvalue|:
@@ -180,11 +180,14 @@ def _psd_tolerance(n: int, scale: float, K: np.ndarray | None = None,
     matrix ``K``, at least :func:`ktheory._validation.psd_gram_tolerance` (the
     eigensolver's rounding and the kernel's own evaluation error ``entry_error``,
     :func:`ktheory.kernels.gram_entry_error`), so that a positive semidefinite kernel
-    is never refused because of its rounding, whatever the data.
+    is never refused because of its rounding, whatever the data. ``kmax`` (the largest
+    ``|K_ij|``) stands in for ``K`` where the matrix itself is gone.
     """
     tol = PSD_RTOL * max(scale, 1e-300) * max(1, n) ** 0.5
-    if K is not None and K.size:
-        tol = max(tol, psd_gram_tolerance(n, scale, float(np.max(np.abs(K))), entry_error))
+    if kmax is None and K is not None and K.size:
+        kmax = float(max(K.max(), -K.min()))
+    if kmax is not None and n:
+        tol = max(tol, psd_gram_tolerance(n, scale, kmax, entry_error))
     return tol
 
 
@@ -300,19 +303,29 @@ def kernel_ridge_path(K: Any, y: Any, alphas: Any) -> RidgePath:
 
 
 def _path_from_gram(K: np.ndarray, y: np.ndarray, lam: np.ndarray,
-                    entry_error: float | None = None) -> RidgePath:
+                    entry_error: float | None = None, *, own: bool = False) -> RidgePath:
+    """The path from the Gram matrix ``K``; ``own=True``: ``K`` is a private copy that the
+    eigensolver may overwrite (no second n x n array)."""
+    n = K.shape[0]
+    kmax = float(max(K.max(), -K.min())) if K.size else 0.0  # before K may be overwritten
     # divide and conquer ("evd") is the fastest driver; scipy < 1.12 mis-sizes its workspace for n = 1
-    evals, Q = sla.eigh(K, check_finite=False, driver="evd" if K.shape[0] > 1 else None)
+    evals, Q = sla.eigh(K, check_finite=False, driver="evd" if n > 1 else None,
+                        overwrite_a=own)
+    del K
     scale = float(np.max(np.abs(evals)))
-    if evals[0] < -_psd_tolerance(K.shape[0], scale, K, entry_error):
+    if evals[0] < -_psd_tolerance(n, scale, entry_error=entry_error, kmax=kmax):
         raise _not_psd_error(float(evals[0]), float(evals[-1]))
     evals = np.maximum(evals, 0.0)
     Y = y.reshape(y.shape[0], -1)
+    t = Y.shape[1]
     QtY = Q.T @ Y                                      # (n, t)
     inv = 1.0 / (evals[None, :] + lam[:, None])        # (n_alphas, n)
-    # dual coefficients: Q diag(inv_k) Q^T y for every k at once
-    coef = np.einsum("ij,kj,jt->kit", Q, inv, QtY, optimize=True)
-    diag = (Q**2) @ inv.T                              # (n, n_alphas): diag of (K + lam I)^{-1}
+    # dual coefficients Q diag(inv_k) Q^T y for every k at once: one GEMM with the columns
+    # inv_k * (Q^T y)_t, ordered (k, t)
+    W = (inv[:, :, None] * QtY[None, :, :]).transpose(1, 0, 2).reshape(n, -1)
+    coef = (Q @ W).reshape(n, lam.size, t).transpose(1, 0, 2)  # (n_alphas, n, t)
+    np.square(Q, out=Q)                                # Q is not needed any more
+    diag = Q @ inv.T                                   # (n, n_alphas): diag of (K + lam I)^{-1}
     loo = coef / diag.T[:, :, None]
     if y.ndim == 1:
         coef, loo = coef[:, :, 0], loo[:, :, 0]
@@ -785,4 +798,5 @@ class KernelRidge(RegressorMixin, KTheoryEstimator):
         lam = _check_alphas(alphas)
         _check_gram_size(Xa.shape[0], float(self.gram_limit_mb))
         est = self._with_gamma(Xa)
-        return _path_from_gram(est._training_gram(Xa, dtype), ya, lam, est._entry_error(Xa))
+        return _path_from_gram(est._training_gram(Xa, dtype), ya, lam, est._entry_error(Xa),
+                               own=True)
