@@ -95,11 +95,22 @@ def _check_n_components(value: Any, n: int) -> int:
 
 
 def _center_gram(K: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """``(H K H, column means of K, mean of K)`` for the symmetric ``K`` (float64)."""
+    """``(H K H, column means of K, mean of K)`` for the symmetric ``K`` (float64); ``K`` is
+    centred in place (it must be a private copy) and returned symmetrised."""
     col = K.mean(axis=0)
     total = float(col.mean())
-    Kc = K - col[None, :] - col[:, None] + total
-    return (Kc + Kc.T) / 2.0, col, total
+    K -= col[None, :]
+    K -= col[:, None]
+    K += total
+    # the symmetric part, in place (numpy buffers the overlapping transpose)
+    np.add(K, K.T, out=K)
+    K *= 0.5
+    return K, col, total
+
+
+#: Up to this fraction of ``n`` components, ``fit`` computes only the top ``n_components``
+#: eigenpairs (LAPACK's MRRR, ``driver="evr"``); above it, all of them by divide and conquer.
+SUBSET_FRACTION = 0.2
 
 
 class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheoryEstimator):
@@ -316,10 +327,23 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheoryEstima
                 input_eps = float(np.finfo(dtype).eps) * float(np.max(np.abs(K)))
                 err = max(err or 0.0, input_eps)
             check_psd_gram(K, "the training Gram matrix", rtol=0.0, why=_WHY_PSD, entry_error=err)
-        Kc, col, total = _center_gram(K)
-        # divide and conquer ("evd"), all eigenpairs at once: the fastest driver and robust to
-        # clusters of tiny eigenvalues (scipy < 1.12 mis-sizes its workspace for n = 1)
-        w_all, U_all = scipy.linalg.eigh(Kc, check_finite=False, driver="evd" if n > 1 else None)
+        # kept for transform: the symmetrised float64 copy of a precomputed matrix
+        fit_gram = K.copy() if self.kernel == "precomputed" else None
+        Kc, col, total = _center_gram(K)  # in place: K is now the centred matrix
+        del K
+        if self.n_components is not None and n > 1 and SUBSET_FRACTION * n >= m:
+            # a few components: only the top m eigenpairs (MRRR, as scikit-learn's dense
+            # solver); the centred Gram matrix of a PSD kernel is PSD, so its largest
+            # eigenvalue is also its largest in magnitude, up to rounding
+            w_all, U_all = scipy.linalg.eigh(Kc, check_finite=False, overwrite_a=True,
+                                             subset_by_index=[n - m, n - 1], driver="evr")
+        else:
+            # divide and conquer ("evd"), all eigenpairs at once: the fastest driver for them
+            # and robust to clusters of tiny eigenvalues (scipy < 1.12 mis-sizes its
+            # workspace for n = 1)
+            w_all, U_all = scipy.linalg.eigh(Kc, check_finite=False, overwrite_a=True,
+                                             driver="evd" if n > 1 else None)
+        del Kc
         zero_tol = n * _EPS * float(np.max(np.abs(w_all)))
         if self.n_components is None:
             m = max(1, int(np.count_nonzero(w_all > zero_tol)))
@@ -331,7 +355,7 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheoryEstima
         U *= np.sign(U[rows, np.arange(m)])[None, :]
         self.eigenvalues_ = w
         self.eigenvectors_ = U
-        self.X_fit_ = K.copy() if self.kernel == "precomputed" else owned(Xa, X)
+        self.X_fit_ = fit_gram if self.kernel == "precomputed" else owned(Xa, X)
         self.gamma_ = float(gamma) if gamma is not None else float("nan")
         self._col_means = col
         self._total_mean = total

@@ -278,3 +278,24 @@ def test_owns_its_training_data():
 def test_feature_names_out():
     kp = KernelPCA(n_components=3, kernel="rbf", gamma=0.3).fit(X)
     assert list(kp.get_feature_names_out()) == ["kernelpca0", "kernelpca1", "kernelpca2"]
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "precomputed"])
+def test_few_components_by_the_subset_solver_match_all_eigenpairs(kernel):
+    """n_components <= SUBSET_FRACTION * n takes only the top eigenpairs (MRRR); they equal
+    the leading ones of the full decomposition (signs fixed by the same convention)."""
+    from ktheory import kpca as kpca_mod
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 4))
+    data = X @ X.T + 1.0 if kernel == "precomputed" else X
+    m = 4
+    assert m <= kpca_mod.SUBSET_FRACTION * 60
+    few = KernelPCA(m, kernel=kernel).fit(data)
+    full = KernelPCA(None, kernel=kernel).fit(data)
+    np.testing.assert_allclose(few.eigenvalues_, full.eigenvalues_[:m], rtol=1e-10)
+    np.testing.assert_allclose(few.eigenvectors_, full.eigenvectors_[:, :m], atol=1e-8)
+    np.testing.assert_allclose(few.transform(data[:7]), full.transform(data[:7])[:, :m],
+                               atol=1e-8)
+    if kernel == "precomputed":  # transform reads the symmetrised training matrix, unchanged
+        np.testing.assert_array_equal(few.X_fit_, data)
