@@ -169,7 +169,7 @@ format: setup
 	$(VENV)/bin/ruff format book
 
 bench: setup
-	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/run_all.py $(BENCH)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis .numba-cache $(LATEST) $(OLDEST)

@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from _record import add
 from scipy.stats import permutation_test
 from sklearn.preprocessing import KernelCenterer
 
@@ -77,6 +78,9 @@ def bench_minibatch():
     print("  the fair peers for linear kernels (feature space, O(n d^2), no n x n matrix):")
     print(f"  linear_cka (biased)     : {t_lin:8.3f} s   value {v_lin:.6f}   ratio {t_lin / t_mb:.3f}x")
     print(f"  debiased, feature space : {t_feat:8.3f} s   value {v_feat:.6f}   ratio {t_feat / t_mb:.3f}x")
+    add("minibatch cka", "ktheory.alignment.minibatch_cka", n=n, time_s=t_mb,
+        peer="full-sample debiased CKA (n x n Gram matrices)", peer_time_s=t_full,
+        params=dict(d=d, batch=200))
 
 
 def debiased_linear_cka_features(X, Y):
@@ -117,6 +121,8 @@ def bench_permutation():
     print(f"  hsic_permutation_test   : {t_k:8.3f} s   statistic {res.statistic:.6f} p {res.pvalue:.3f}")
     print(f"  scipy permutation_test  : {t_s:8.3f} s   statistic {res_s.statistic:.6f} "
           f"p {res_s.pvalue:.3f}   ratio {t_s / t_k:.1f}x")
+    add("hsic permutation test", "ktheory.alignment.hsic_permutation_test", n=n, time_s=t_k,
+        peer="scipy.stats.permutation_test", peer_time_s=t_s, params=dict(permutations=B))
 
 
 def main():
@@ -136,6 +142,8 @@ def main():
     print(f"  linear_cka (feature space): {t_lin:8.3f} s   value {v_lin:.12f}")
     print(f"  cka(XX^T, YY^T) (Gram)    : {t_gram:8.3f} s   value {v_gram:.12f}")
     print(f"  |difference| = {abs(v_lin - v_gram):.2e}   speed-up ratio Gram/feature = {t_gram / t_lin:.1f}x")
+    add("linear cka", "ktheory.alignment.linear_cka", n=n, time_s=t_lin,
+        peer="cka on Gram matrices X X^T, Y Y^T", peer_time_s=t_gram, params=dict(d=d))
     del X, Y
 
     n = 5000
@@ -148,6 +156,8 @@ def main():
     print(f"[center_kernel, n={n}]")
     print(f"  center_kernel    : {t_c:8.3f} s")
     print(f"  KernelCenterer   : {t_sk:8.3f} s   max|diff| {np.abs(Kc - Ksk).max():.2e}   ratio {t_sk / t_c:.1f}x")
+    add("center kernel", "ktheory.alignment.center_kernel", n=n, time_s=t_c,
+        peer="sklearn.preprocessing.KernelCenterer", peer_time_s=t_sk, target_ratio=1.0)
     del Kc, Ksk
     m = 2000  # the O(n^3) product H K H is only timed at a smaller size
     Km = np.ascontiguousarray(K[:m, :m])
@@ -164,6 +174,8 @@ def main():
     print(f"[cka, n={n}]")
     print(f"  cka              : {t_cka:8.3f} s   value {v_cka:.12f}")
     print(f"  KernelCenterer+sum: {t_naive:8.3f} s   value {v_naive:.12f}   ratio {t_naive / t_cka:.1f}x")
+    add("cka", "ktheory.alignment.cka", n=n, time_s=t_cka,
+        peer="KernelCenterer + element-wise sums", peer_time_s=t_naive, target_ratio=1.0)
     del K, L
     bench_minibatch()
     bench_permutation()

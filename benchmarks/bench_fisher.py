@@ -25,6 +25,7 @@ import time
 import tracemalloc
 
 import numpy as np
+from _record import add
 
 from ktheory.fisher import KernelFisherDiscriminant
 from ktheory.kernels import rbf_kernel
@@ -94,6 +95,10 @@ def main(sizes=(2000, 5000, 10000)):
         p_d = peak_of(lambda: direct_dense(X, y, 0.1, ridge)) / unit
         print(f"{n:>6} {t_k:>10.2f} {t_d:>9.2f} {t_d / t_k:>10.2f} "
               f"{p_k:>9.2f} {p_0:>9.2f} {p_d:>11.2f} {cos:>9.6f}", flush=True)
+        add(f"two-class rbf n={n}", "ktheory.fisher.KernelFisherDiscriminant fit", n=n,
+            time_s=t_k, peer="direct dense textbook formulas (explicit inverse)",
+            peer_time_s=t_d, mem_mb=p_k * unit / 2**20, peer_mem_mb=p_d * unit / 2**20,
+            params=dict(d=10, mu=MU, mem="tracemalloc peak", abs_cos=float(cos)))
         assert p_k <= 3.0 and p_0 <= 3.0, f"n = {n}: peak {p_k:.2f} / {p_0:.2f} x 8n^2 > 3"
 
 

@@ -14,6 +14,7 @@ import statistics
 import time
 
 import numpy as np
+from _record import add
 from sklearn.metrics.pairwise import rbf_kernel
 
 from ktheory.kernels import gaussian_kernel, gram_matrix, subsequence_gram
@@ -72,6 +73,9 @@ def main() -> None:
     t_sk = median_time(lambda: rbf_kernel(X, gamma=gamma))
     print(f"Gaussian Gram n={n} d={d}: ktheory.gram_matrix {t_kt:.3f} s, sklearn rbf_kernel {t_sk:.3f} s, "
           f"ratio ktheory/sklearn = {t_kt / t_sk:.2f} (max abs diff {err:.1e})")
+    add("gaussian gram", "ktheory.kernels.gram_matrix(gaussian_kernel)", n=n, time_s=t_kt,
+        peer="sklearn.metrics.pairwise.rbf_kernel", peer_time_s=t_sk, target_ratio=1.0,
+        params=dict(d=d))
 
     words = ["".join(rng.choice(list("abcdefgh"), size=int(rng.integers(8, 16)))) for _ in range(60)]
     G1 = subsequence_gram(words, n=3, lam=0.5)
@@ -82,6 +86,9 @@ def main() -> None:
     t_vec = median_time(lambda: subsequence_gram(words, n=3, lam=0.5))
     print(f"String subsequence Gram, 60 strings of length 8-15 over 8 letters, n=3 (explicit-feature path): "
           f"ktheory {t_vec:.4f} s, pure-Python DP {t_py:.3f} s, speed-up = {t_py / t_vec:.0f}x (max abs diff {err:.1e})")
+    add("subsequence gram, explicit features", "ktheory.kernels.subsequence_gram", n=len(words),
+        time_s=t_vec, peer="pure-Python Lodhi DP", peer_time_s=t_py, target_ratio=0.01,
+        params=dict(subsequence=3, lam=0.5, alphabet=8))
 
     # 26 letters and n = 4: 26^4 features is too many to store, so the batched pair recursion runs
     letters = list("abcdefghijklmnopqrstuvwxyz")
@@ -94,6 +101,9 @@ def main() -> None:
     t_vec = median_time(lambda: subsequence_gram(texts, n=4, lam=0.7))
     print(f"String subsequence Gram, 30 strings of length 20-30 over 26 letters, n=4 (batched pair recursion): "
           f"ktheory {t_vec:.4f} s, pure-Python DP {t_py:.3f} s, speed-up = {t_py / t_vec:.0f}x (max abs diff {err:.1e})")
+    add("subsequence gram, pair recursion", "ktheory.kernels.subsequence_gram", n=len(texts),
+        time_s=t_vec, peer="pure-Python Lodhi DP", peer_time_s=t_py, target_ratio=0.01,
+        params=dict(subsequence=4, lam=0.7, alphabet=26))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from _record import add
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 
 from ktheory.mercer import NystromFeatures, RandomFourierFeatures
@@ -51,6 +52,9 @@ def main():
     print(f"  ktheory NystromFeatures fit+transform : {t_ours:7.3f} s   ({Z1.shape[1]} features)")
     print(f"  sklearn Nystroem       fit+transform : {t_sk:7.3f} s   max |ZZ^T diff| on 2000 rows {gap:.1e}")
     print(f"  ratio ktheory / sklearn = {t_ours / t_sk:.2f}  (target <= 1.2)")
+    add("nystrom fit+transform", "ktheory.mercer.NystromFeatures", n=n, time_s=t_ours,
+        peer="sklearn.kernel_approximation.Nystroem", peer_time_s=t_sk, target_ratio=1.2,
+        params=dict(d=d, landmarks=m, sigma=sigma))
     del Z1, Z2
 
     D = 500
@@ -60,6 +64,9 @@ def main():
     print(f"  ktheory RandomFourierFeatures : {t_rf:7.3f} s")
     print(f"  sklearn RBFSampler            : {t_rbs:7.3f} s")
     print(f"  ratio ktheory / sklearn = {t_rf / t_rbs:.2f}")
+    add("random fourier features", "ktheory.mercer.RandomFourierFeatures", n=n, time_s=t_rf,
+        peer="sklearn.kernel_approximation.RBFSampler", peer_time_s=t_rbs,
+        params=dict(d=d, features=D, sigma=sigma))
 
 
 if __name__ == "__main__":

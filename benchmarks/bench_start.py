@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+from _record import add
+
 RUNS = 5
 
 IMPORT = "import time; t = time.perf_counter(); import {mod}; print(time.perf_counter() - t)"
@@ -60,6 +62,8 @@ def main() -> None:
     print(f"medians of {RUNS} fresh processes, seconds")
     print(f"{'':34s} {'ktheory':>8s} {'sklearn':>8s} {'ratio':>6s}  target")
     print(f"{'import *.svm':34s} {kt_import:8.3f} {sk_import:8.3f} {kt_import / sk_import:6.2f}  <= 1.2")
+    add("import", "import ktheory.svm", n=0, time_s=kt_import, peer="import sklearn.svm",
+        peer_time_s=sk_import, target_ratio=1.2, params=dict(processes=RUNS))
 
     warm_dir = tempfile.mkdtemp(prefix="ktheory-numba-")
     warm_env = dict(os.environ, NUMBA_CACHE_DIR=warm_dir)
@@ -72,9 +76,15 @@ def main() -> None:
         goal = "  <= 2 s" if n == 2000 else "  (above NUMPY_MAX_SAMPLES)"
         print(f"{f'first fit, {n} points, cold cache':34s} {cold:8.3f} {sk_fit:8.3f} "
               f"{cold / sk_fit:6.2f}{goal}")
+        add(f"first fit cold cache n={n}", "ktheory.svm.SVC first fit, cold numba cache", n=n,
+            time_s=cold, peer="sklearn.svm.SVC first fit", peer_time_s=sk_fit,
+            target_time_s=2.0 if n == 2000 else None, params=dict(processes=RUNS))
         goal = "  <= 2" if n == 2000 else ""
         print(f"{f'first fit, {n} points, warm cache':34s} {warm:8.3f} {sk_fit:8.3f} "
               f"{warm / sk_fit:6.2f}{goal}")
+        add(f"first fit warm cache n={n}", "ktheory.svm.SVC first fit, warm numba cache", n=n,
+            time_s=warm, peer="sklearn.svm.SVC first fit", peer_time_s=sk_fit,
+            target_ratio=2.0 if n == 2000 else None, params=dict(processes=RUNS))
 
 
 if __name__ == "__main__":

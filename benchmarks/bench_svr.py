@@ -19,6 +19,7 @@ import sys
 import time
 
 import numpy as np
+from _record import add
 from sklearn.svm import SVR as SkSVR
 
 from ktheory.svm import SVR
@@ -68,6 +69,10 @@ def main() -> int:
         kwm, swm, kcm, scm = (statistics.median(v) for v in (kw, sw, kc, sc))
         obj = sklearn_objective(sk, X, z, eps)
         rel = abs(kt.objective_ - obj) / max(1.0, abs(obj))
+        add(f"rbf n={n}", "ktheory.svm.SVR fit", n=n, time_s=kwm, peer="sklearn.svm.SVR",
+            peer_time_s=swm, target_ratio=1.0,
+            params=dict(kernel="rbf", gamma=GAMMA, d=D, C=1.0, epsilon=eps, tol=1e-3,
+                        cpu_ratio=kcm / scm, rel_objective_diff=rel))
         print(f"{n:>6} {kwm:8.3f} {swm:8.3f} {kwm / swm:7.2f} {kcm:7.3f} {scm:7.3f} {kcm / scm:6.2f} "
               f"{kt.n_iter_:>7} {sk.n_iter_:>7} {kt.support_.size:>6} {sk.support_.size:>6} {rel:8.1e}")
     return 0

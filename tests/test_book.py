@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 #: The verification dashboard: generated at build time (not committed), so a clone lacks it.
 GENERATED_DASHBOARD = "book/dashboard"
+#: "How fast is ktheory": generated at build time from benchmarks/results.json.
+GENERATED_PERFORMANCE = "book/performance"
 NOTEBOOKS = sorted(p for p in BOOK.glob("*.ipynb"))
 MACHINE_PATH = re.compile(r"(?<![\w.~])/(?:home|root|tmp|work|Users)/")
 TIMING = re.compile(r"\b\d+(\.\d+)?\s*(ms|µs|us|s) ± |Wall time:|CPU times:")
@@ -79,6 +81,10 @@ def test_every_notebook_is_in_the_toc_and_every_toc_entry_exists():
     for entry in entries:
         if entry == GENERATED_DASHBOARD:  # written by book/_ext/kt_dashboard.py at build time
             assert (ROOT / "book" / "_ext" / "kt_dashboard.py").is_file()
+            continue
+        if entry == GENERATED_PERFORMANCE:  # written by book/_ext/kt_bench.py at build time
+            assert (ROOT / "book" / "_ext" / "kt_bench.py").is_file()
+            assert (ROOT / "benchmarks" / "results.json").is_file()
             continue
         candidates = [ROOT / f"{entry}{ext}" for ext in ("", ".md", ".ipynb")]
         assert any(c.is_file() for c in candidates), f"_toc.yml lists {entry}, which does not exist"
