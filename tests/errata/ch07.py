@@ -121,6 +121,32 @@ def two_sv_definitions():
     return on_margin == positive, positive <= on_margin and set(sol.support) == positive
 
 
+def minimise_saddle():
+    """'Minimise J' for the Lagrangian: J is minimised over (w, b), maximised over alpha >= 0."""
+    X4, d4 = [[0, 0], [2, 0], [2, 2], [3, 0]], [-1, 1, 1, 1]
+    sol = hard_margin_dual_exact(X4, d4)
+    xv = [sp.Matrix(p) for p in X4]
+    w_s = sum((al * dd * x for al, dd, x in zip(sol.alpha, d4, xv)), sp.zeros(2, 1))
+
+    def Jv(wv, bv, av):
+        return (wv.T * wv)[0, 0] / 2 - sum(a_ * (dd * ((wv.T * x)[0, 0] + bv) - 1)
+                                           for a_, dd, x in zip(av, d4, xv))
+
+    p_opt = (w_s.T * w_s)[0, 0] / 2
+    a_big = list(sol.alpha)
+    a_big[3] = sp.Integer(10) ** 6  # (3, 0) lies strictly beyond the margin
+    # the seed: J is minimal at the optimum, over alpha >= 0 as well
+    seed = Jv(w_s, sol.b, a_big) >= p_opt
+    rng = np.random.default_rng(7)
+    rnd = lambda m: [sp.Rational(int(v), 7) for v in rng.integers(-30, 30, size=m)]
+    saddle = Jv(w_s, sol.b, sol.alpha) == p_opt
+    for _ in range(20):
+        wv, bv = sp.Matrix(rnd(2)), rnd(1)[0]
+        av = [abs(v) for v in rnd(4)]
+        saddle &= Jv(w_s, sol.b, av) <= p_opt <= Jv(wv, bv, sol.alpha)
+    return bool(seed), bool(saddle and p_opt == sp.Rational(1, 2))
+
+
 ERRATA = {
     "err-ch07-djdb-sign": djdb_sign,
     "err-ch07-substituted-lagrangian": substituted_lagrangian,
@@ -131,4 +157,5 @@ ERRATA = {
     "err-ch07-xor-w0": xor_w0,
     "err-ch07-sum-out-of-kernel": sum_out_of_kernel,
     "err-ch07-two-sv-definitions": two_sv_definitions,
+    "err-ch07-minimise-saddle": minimise_saddle,
 }
