@@ -79,7 +79,7 @@ def run(n: int, noise: float, C: float, repeats: int) -> tuple[float, float]:
     print(
         f"{label:26s} wall: ktheory {to:6.3f} s sklearn {ts:6.3f} s ratio {to / ts:5.2f} | "
         f"cpu: {co:6.3f} s {cs:6.3f} s ratio {co / cs:5.2f} | "
-        f"iters {ours.n_iter_:6d}/{int(sk.n_iter_[0]):6d}  nSV {ours.support_.size}/{sk.support_.size}  "
+        f"iters {int(ours.n_iter_[0]):6d}/{int(sk.n_iter_[0]):6d}  nSV {ours.support_.size}/{sk.support_.size}  "
         f"rel.obj.diff {rel:.1e}"
     )
     # what ktheory's compiled solver did: kernel rows computed (misses) and served from the
@@ -94,7 +94,7 @@ def run(n: int, noise: float, C: float, repeats: int) -> tuple[float, float]:
         sys.stdout.flush()
         return to, ts
     print(f"{'':26s} ktheory solver: {st['misses']} rows computed, {st['hits']} cache hits, "
-          f"{st['shrink_steps']} shrinking steps; {to / max(1, ours.n_iter_) * 1e6:5.2f} us/iteration")
+          f"{st['shrink_steps']} shrinking steps; {to / max(1, int(ours.n_iter_[0])) * 1e6:5.2f} us/iteration")
     sys.stdout.flush()
     return to, ts
 

@@ -410,7 +410,7 @@ def test_binary_is_unchanged_by_the_new_parameters():
         np.testing.assert_array_equal(getattr(a, attr), getattr(b, attr))
     assert a.decision_function(Xt).shape == (len(Xt),)   # binary: 1-D for either shape
     np.testing.assert_array_equal(a.decision_function(Xt), b.decision_function(Xt))
-    assert isinstance(a.n_iter_, int)
+    assert isinstance(a.n_iter_, np.ndarray) and a.n_iter_.shape == (1,)   # as scikit-learn
 
 
 def test_parameters_are_checked():

@@ -29,6 +29,7 @@ __all__ = [
     "as_result",
     "check_max_iter",
     "diag_scale",
+    "hard_margin_feasible",
     "intercept_and_objective",
     "shift_weights",
     "tiny_scale",
@@ -192,7 +193,10 @@ def intercept_and_objective(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C
     inf = np.inf
     ulps = 4.0 * np.finfo(np.float64).eps
     lower = alpha <= ulps * (float(alpha.max()) if alpha.size else 0.0)
-    upper = alpha >= C - ulps * C
+    if np.all(np.isinf(C)):   # the hard margin (C = inf): no upper bound
+        upper = np.zeros(alpha.shape, dtype=bool)
+    else:
+        upper = alpha >= C - ulps * C
     alpha[lower] = 0.0
     alpha[upper] = C[upper] if np.ndim(C) else C
     free = ~(upper | lower)
@@ -215,3 +219,55 @@ def intercept_and_objective(alpha: np.ndarray, v: np.ndarray, pos: np.ndarray, C
     grad = -np.where(pos, v, -v)
     objective = 0.5 * float(np.dot(alpha, grad - 1.0 if p is None else grad + p))
     return b, objective
+
+
+def hard_margin_feasible(K: np.ndarray, y: np.ndarray, p: np.ndarray | None = None) -> bool:
+    """Whether the hard-margin primal (``C = inf``) of the dual ``1/2 a^T Q a + p^T a``,
+    ``y^T a = 0``, ``a >= 0`` has a feasible point, by a linear program on the kernel
+    expansion.
+
+    The primal of libsvm's general dual asks for ``f = K beta`` (the representer
+    theorem: a feasible ``w`` projected on the span of the ``phi(x_i)`` stays feasible)
+    and ``b`` with ``y_s (f(x_{s mod n}) + b) >= -p_s`` for every variable ``s`` (``p =
+    -e``: ``y_i (f(x_i) + b) >= 1``, the data separable in feature space; the SVR layout
+    of length ``2n``: every target within ``epsilon`` of ``f + b``, a hard tube). Where it
+    has none, the dual is unbounded below (Farkas) and SMO would never stop. HiGHS
+    (``scipy.optimize.linprog``) decides it, on ``K / max|K|`` (the constraints are
+    homogeneous in ``beta``, so the scaling changes nothing but the conditioning), to its
+    feasibility tolerance (``1e-7``); an answer other than "infeasible" (a numerical
+    difficulty) counts as feasible.
+
+    Parameters
+    ----------
+    K : numpy.ndarray of shape (n, n)
+        The kernel matrix of the samples.
+    y : numpy.ndarray of shape (n,) or (2n,)
+        Labels ``+-1`` of the variables (variable ``s`` on sample ``s mod n``).
+    p : numpy.ndarray of shape (len(y),), optional
+        The linear term (``-e`` if None).
+
+    Returns
+    -------
+    bool
+        False where the LP is infeasible (no hard-margin solution).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> hard_margin_feasible(X @ X.T, np.array([-1.0, 1.0, 1.0]))
+    True
+    >>> hard_margin_feasible(X @ X.T, np.array([1.0, -1.0, 1.0]))   # not separable by a line
+    False
+    """
+    from scipy.optimize import linprog
+
+    n = K.shape[0]
+    m = y.shape[0]
+    rows = np.arange(m) % n
+    kmax = float(np.max(np.abs(K))) if K.size else 0.0
+    Ks = K / kmax if kmax > 0.0 else K
+    # y_s ((K beta)_s + b) >= -p_s  <=>  -y_s [K_s, 1] (beta, b) <= p_s
+    A = -y[:, None] * np.hstack([Ks[rows], np.ones((m, 1))])
+    b = -np.ones(m) if p is None else np.asarray(p, dtype=np.float64)
+    res = linprog(np.zeros(n + 1), A_ub=A, b_ub=b, bounds=(None, None), method="highs")
+    return res.status != 2

@@ -52,6 +52,7 @@ from ._core import (
     as_result,
     check_max_iter,
     diag_scale,
+    hard_margin_feasible,
 )
 from ._smo import smo_on_gram
 
@@ -97,6 +98,10 @@ class KernelSVMBase(KTheoryEstimator):
     read them).
     """
 
+    #: Whether ``C = inf`` (the hard margin) and, with a callable kernel, input that is not
+    #: a 2-D numeric array (any sequence of samples) are accepted (SVC and SVR).
+    _hard_margin_and_sequences = False
+
     # -- tags -------------------------------------------------------------------------
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -131,7 +136,7 @@ class KernelSVMBase(KTheoryEstimator):
     def _check_smo_params(self) -> None:
         """The SMO estimators' parameters: ``C``, ``tol``, ``max_iter``, ``gram_limit_mb``,
         ``cache_size``, ``shrinking``, ``verbose``, and the kernel's."""
-        check_positive(self.C, "C")
+        self._check_C()
         check_positive(self.tol, "tol")
         check_max_iter(self.max_iter)
         check_positive(self.gram_limit_mb, "gram_limit_mb")
@@ -147,10 +152,81 @@ class KernelSVMBase(KTheoryEstimator):
             raise ValueError(f"solver must be 'auto', 'numpy' or 'compiled', got {self.solver!r}")
         self._check_kernel_params()
 
+    def _check_C(self) -> None:
+        """``C``: a real number ``> 0``; ``inf`` (the hard margin) where the estimator
+        allows it (:class:`~ktheory.svm.SVC`, :class:`~ktheory.svm.SVR`), as scikit-learn."""
+        C = self.C
+        if not self._hard_margin_and_sequences:
+            check_positive(C, "C")
+            return
+        if isinstance(C, bool) or not isinstance(C, numbers.Real):
+            raise TypeError(f"C must be a real number > 0 (or inf for the hard margin), got "
+                            f"{type(C).__name__} {C!r}")
+        if not float(C) > 0.0:   # also NaN
+            raise ValueError(f"C must be a finite number > 0 or inf (the hard margin), got {C!r}")
+
     # -- input ------------------------------------------------------------------------
+    def _sequence_path(self, X: Any) -> bool:
+        """Whether ``fit`` takes ``X`` as a sequence of arbitrary samples, passed to the
+        callable kernel unchanged: a callable kernel and an ``X`` that is not a 2-D array
+        of numbers (strings, objects, ragged or 1-D sequences, arrays of other
+        dimension). A 2-D numeric array (and sparse input) goes through the numeric
+        checks, as for a named kernel."""
+        if not (self._hard_margin_and_sequences and callable(self.kernel)):
+            return False
+        if X is None:
+            return False          # refused by the numeric checks, with their message
+        if isinstance(X, (str, bytes)):
+            return True           # refused by _as_samples: one string is not a sequence of samples
+        if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                raw = np.asarray(X)
+        except (TypeError, ValueError):
+            return True           # ragged: a sequence of samples of different lengths
+        return not (raw.ndim == 2 and raw.dtype.kind in "biufc")
+
+    @staticmethod
+    def _as_samples(X: Any, name: str = "X") -> np.ndarray:
+        """A sequence of samples as an array indexed by sample: a numpy array as it is,
+        anything else as a 1-D object array of its elements (the elements unchanged)."""
+        if isinstance(X, (str, bytes)) or X is None:
+            raise TypeError(f"{name} must be a sequence of samples for the kernel callable, got "
+                            f"{type(X).__name__} {X!r}")
+        if isinstance(X, np.ndarray):
+            if X.ndim == 0:
+                raise ValueError(f"{name} must be a sequence of samples, got a 0-d array")
+            return X
+        try:
+            items = list(X)
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence of samples for the kernel callable, got "
+                            f"{type(X).__name__}") from None
+        out = np.empty(len(items), dtype=object)
+        for i, v in enumerate(items):
+            out[i] = v
+        return out
+
     def _fit_input(self, X: Any, y: Any, *, y_numeric: bool = False) -> tuple[np.ndarray, Any]:
         """``(X, y)`` validated for ``fit`` (sets ``n_features_in_``: ``fit`` is atomic);
-        a precomputed ``X`` must be a square symmetric Gram matrix."""
+        a precomputed ``X`` must be a square symmetric Gram matrix.
+
+        With a callable kernel an ``X`` that is not a 2-D numeric array (see
+        :meth:`_sequence_path`) is taken as a sequence of samples: only its length is
+        checked (against ``y``, validated as usual), no ``n_features_in_`` is set (as
+        scikit-learn), and the callable receives the samples unchanged."""
+        self._sequence_input_ = self._sequence_path(X)
+        if self._sequence_input_:
+            Xs = self._as_samples(X)
+            if Xs.shape[0] == 0:
+                raise ValueError("X has 0 samples; at least one is required")
+            # y by the same checks as for numeric X (a stand-in X of the right length)
+            _, y, _ = fit_data(self, np.zeros((Xs.shape[0], 1)), y, y_numeric=y_numeric)
+            for attr in ("n_features_in_", "feature_names_in_"):
+                self.__dict__.pop(attr, None)
+            return Xs, y
         if self.kernel == "precomputed":   # before validation copies it
             check_gram_input_size(X, float(getattr(self, "gram_limit_mb", DEFAULT_GRAM_LIMIT_MB)),
                                   knob="gram_limit_mb" if hasattr(self, "gram_limit_mb")
@@ -170,7 +246,11 @@ class KernelSVMBase(KTheoryEstimator):
         check_is_fitted(self, "dual_coef_")
 
     def _test_input(self, X: Any) -> np.ndarray:
-        """Test inputs for a fitted model (scikit-learn's ``NotFittedError`` before ``fit``)."""
+        """Test inputs for a fitted model (scikit-learn's ``NotFittedError`` before ``fit``);
+        a sequence of samples where the model was fitted on one (:meth:`_fit_input`)."""
+        if getattr(self, "_sequence_input_", False):
+            check_is_fitted(self, "dual_coef_")
+            return self._as_samples(X)
         try:
             X, _ = predict_data(self, X, fitted="dual_coef_")
         except ValueError as exc:
@@ -209,6 +289,9 @@ class KernelSVMBase(KTheoryEstimator):
         p = self._kernel_params_
         kern = p["kernel"]
         if callable(kern):
+            if getattr(self, "_sequence_input_", False):   # samples as a list, unchanged
+                A = _sample_list(A)
+                B = None if B is None else _sample_list(B)
             return kern(A, A if B is None else B)
         return named_kernel(kern, A, B, p["gamma"], p["degree"], p["coef0"])
 
@@ -254,10 +337,25 @@ class KernelSVMBase(KTheoryEstimator):
             return fn(X[:, self.support_])
         out = np.empty((X.shape[0], width) if width else X.shape[0])
         step = max(1, _BLOCK_VALUES // max(1, self.support_vectors_.shape[0]))
+        if X.shape[0] <= step:       # one block: the test data as given
+            return fn(self._gram(X, self.support_vectors_, "test data"))
         for a in range(0, X.shape[0], step):
             b = min(X.shape[0], a + step)
             out[a:b] = fn(self._gram(X[a:b], self.support_vectors_, "test data"))
         return out
+
+    def _check_linear_coef(self) -> None:
+        """Before ``coef_``: scikit-learn's ``NotFittedError`` (an ``AttributeError``)
+        before ``fit``, and its ``AttributeError`` for a kernel other than ``"linear"``
+        (the one fitted), so that ``hasattr(est, "coef_")`` is False there."""
+        self._check_fitted()
+        if self._kernel_params_["kernel"] != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+
+    def _read_only(self, coef: np.ndarray) -> np.ndarray:
+        """``coef`` marked read-only (scikit-learn's ``coef_`` is)."""
+        coef.flags.writeable = False
+        return coef
 
     def _set_support_vectors(self, X: np.ndarray, support: np.ndarray) -> None:
         """``support_vectors_`` (empty ``(0, 0)`` for a precomputed kernel, as scikit-learn)
@@ -328,6 +426,8 @@ class KernelSVMBase(KTheoryEstimator):
         ``diag``: the kernel's diagonal over all samples of ``X`` if the caller has it
         (one-vs-one computes it once for all pairs).
         """
+        if np.isinf(C):
+            self._check_hard_margin(X, gram, base, y, p)
         fast = self._solver(X.shape[0])
         if fast is None:
             if not (self.solver == "auto" and max_iter > AUTO_NUMPY_ITER):
@@ -375,6 +475,37 @@ class KernelSVMBase(KTheoryEstimator):
                 f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
             )
         return as_result(res)
+
+    def _check_hard_margin(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray,
+                           y: np.ndarray, p: np.ndarray | None) -> None:
+        """``C = inf``: a ``ValueError`` unless the hard-margin problem on the samples
+        ``base`` refers to is feasible (:func:`~ktheory.svm._core.hard_margin_feasible`,
+        a linear program on their Gram matrix): where it is not, the dual is unbounded
+        and SMO would run forever, as libsvm does."""
+        m = base.shape[0]
+        half = m // 2
+        svr = bool(m and m % 2 == 0 and p is not None and np.array_equal(base[:half], base[half:]))
+        idx = base[:half] if svr else base
+        if gram is None:
+            need_mb = self._gram_over_limit(idx.shape[0])
+            if need_mb:
+                raise ValueError(
+                    f"C=inf (the hard margin) checks feasibility on the Gram matrix, which for "
+                    f"n={idx.shape[0]} samples needs {need_mb:.0f} MiB, more than gram_limit_mb="
+                    f"{self.gram_limit_mb}; raise gram_limit_mb or use a finite C")
+            K = self._gram(X[idx], None, "training data")
+        else:
+            K = np.asarray(gram[np.ix_(idx, idx)], dtype=np.float64)
+        if not hard_margin_feasible(K, y, p):
+            if p is None:
+                what = ("the hard-margin problem (C=inf) is infeasible: the two classes (for "
+                        "three or more classes: of some pair) are not separable in the "
+                        "kernel's feature space (the dual is unbounded)")
+            else:
+                what = ("the hard-tube problem (C=inf) is infeasible: no function of the "
+                        "kernel's space plus an intercept is within epsilon of every target "
+                        "(the dual is unbounded)")
+            raise ValueError(f"{what}; use a finite C (a soft margin)")
 
     def _solver_rows(self, X: np.ndarray) -> np.ndarray:
         """The rows the compiled solver computes kernel values from: for the
@@ -433,3 +564,11 @@ class KernelSVMBase(KTheoryEstimator):
         else:
             K = np.ascontiguousarray(gram[np.ix_(idx, idx)], dtype=np.float64)
         return smo_on_gram(K, y, C, tol, max_iter, p, overwrite_K=True)
+
+
+def _sample_list(A: Any) -> Any:
+    """A 1-D object array of samples as the list of its elements (what a callable kernel
+    on a sequence of samples receives); any other array as it is."""
+    if isinstance(A, np.ndarray) and A.dtype == object and A.ndim == 1:
+        return A.tolist()
+    return A

@@ -61,6 +61,7 @@ __all__ = [
     "ovo_votes",
     "vote_winner",
     "ovr_decision",
+    "ovo_coef",
 ]
 
 
@@ -261,3 +262,27 @@ def ovr_decision(dec: np.ndarray, k: int) -> np.ndarray:
         votes[:, i] += first
         votes[:, j] += ~first
     return votes + conf / (3 * (np.abs(conf) + 1))
+
+
+def ovo_coef(dual_coef: np.ndarray, n_support: np.ndarray,
+             support_vectors: np.ndarray) -> np.ndarray:
+    """The primal weight vectors ``w_p`` of the pairs, ``(k(k-1)/2, n_features)``, for
+    the linear kernel: row ``p`` for pair ``(i, j)`` is ``dual_coef_[j-1, SV_i] @ SV_i +
+    dual_coef_[i, SV_j] @ SV_j`` (scikit-learn's ``_one_vs_one_coef``), so that
+    ``f_p(x) = x @ w_p + intercept_[p]``.
+
+    Examples
+    --------
+    >>> sv = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # one SV per class
+    >>> coef = np.array([[1.0, -1.0, -1.0], [1.0, 1.0, -1.0]])
+    >>> ovo_coef(coef, np.array([1, 1, 1]), sv).tolist()
+    [[1.0, -1.0], [0.0, -1.0], [-1.0, 0.0]]
+    """
+    k = n_support.shape[0]
+    bounds = np.concatenate([[0], np.cumsum(n_support)])
+    out = np.empty((k * (k - 1) // 2, support_vectors.shape[1]))
+    for p, (i, j) in enumerate(class_pairs(k)):
+        si = slice(bounds[i], bounds[i + 1])
+        sj = slice(bounds[j], bounds[j + 1])
+        out[p] = dual_coef[j - 1, si] @ support_vectors[si] + dual_coef[i, sj] @ support_vectors[sj]
+    return out

@@ -16,7 +16,7 @@ from .._base import KTheoryClassifierMixin, atomic_fit
 from .._validation import class_labels
 from ._core import DEFAULT_CACHE_MB, DEFAULT_GRAM_LIMIT_MB, check_max_iter
 from ._kernel_svm import KernelSVMBase
-from ._ovo import fit_ovo, ovo_decision, ovr_decision, vote_winner
+from ._ovo import fit_ovo, ovo_coef, ovo_decision, ovr_decision, vote_winner
 
 __all__ = ["SVC"]
 
@@ -43,7 +43,14 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     Parameters
     ----------
     C : float, default 1.0
-        Box constraint ``0 <= alpha_i <= C``; ``> 0``.
+        Box constraint ``0 <= alpha_i <= C``; ``> 0``. ``C=float("inf")`` is the
+        hard margin (Chapter 7: no box, ``alpha_i >= 0`` only), which scikit-learn also
+        accepts: where the classes (for ``k >= 3``: of every pair) are separable in the
+        kernel's feature space the fit is the hard-margin SVM; where they are not, the
+        hard-margin problem is infeasible (its dual unbounded), and :meth:`fit` raises a
+        ``ValueError`` saying so (scikit-learn's libsvm iterates until ``max_iter``).
+        Feasibility is decided by a linear program on the training Gram matrix
+        (``gram_limit_mb`` applies to every kernel when ``C`` is infinite).
     kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, default "rbf"
         A name (scikit-learn's parametrisation: ``"linear"`` ``<x, z>``,
         ``"poly"`` ``(gamma <x, z> + coef0)^degree``, ``"rbf"``
@@ -51,7 +58,9 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         evaluated in training by the compiled solver, one kernel value at a
         time, and at prediction by the functions of :mod:`ktheory.kernels`;
         the two agree to rounding), a callable
-        ``k(X, Y)`` returning the ``(len(X), len(Y))`` Gram block, or
+        ``k(X, Y)`` returning the ``(len(X), len(Y))`` Gram block (called with the
+        training data at :meth:`fit`, with test data and the support vectors at
+        prediction; with a callable, ``X`` may be any sequence of samples, see Notes), or
         ``"precomputed"``: then ``X`` in :meth:`fit` is the ``(n, n)`` training
         Gram matrix and in :meth:`predict` the ``(n_test, n_train)`` matrix of
         kernel values against the training points. A fitted model stores the
@@ -133,7 +142,9 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         each group in increasing order (libsvm's order).
     support_vectors_ : numpy.ndarray of shape (n_SV, n_features)
         The support vectors; an empty ``(0, 0)`` array for ``"precomputed"``
-        (as scikit-learn).
+        (as scikit-learn). With a callable kernel fitted on a sequence of samples
+        (see Notes): the samples that are support vectors, a 1-D object array (or the
+        rows of the array given), which the callable receives at prediction.
     n_support_ : numpy.ndarray of shape (k,)
         Number of support vectors in each class.
     dual_coef_ : numpy.ndarray of shape (k - 1, n_SV)
@@ -149,10 +160,11 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     alpha_ : numpy.ndarray of shape (n_samples,) or (k(k-1)/2, n_samples)
         All dual variables, in the order of the training samples (per pair
         for ``k >= 3``, 0 for samples of the other classes).
-    n_iter_ : int or numpy.ndarray of shape (k(k-1)/2,)
-        Number of SMO iterations (per pair for ``k >= 3``, as scikit-learn's
-        ``n_iter_``; for two classes an int, where scikit-learn stores a
-        length-1 array).
+    n_iter_ : numpy.ndarray of shape (k(k-1)/2,), dtype int32
+        Number of SMO iterations of each binary problem, in the order of the pairs
+        (shape ``(1,)`` for two classes), as scikit-learn's ``n_iter_``. The count
+        depends on the rounding of the kernel values (ties between working-set
+        candidates), so it may differ by a few iterations between machines.
     objective_ : float or numpy.ndarray of shape (k(k-1)/2,)
         Final dual objective (per pair) in libsvm's minimisation form
         ``1/2 alpha^T Q alpha - sum(alpha)``; it is ``<= 0`` and equals minus
@@ -173,10 +185,18 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         shrinking check, every ``min(n, 1000)`` iterations and once more after
         a final test that failed; ``violation`` is that of the selection just
         before the check, over the active set (at most 10 000 entries).
+    coef_ : numpy.ndarray of shape (k(k-1)/2, n_features)
+        ``kernel="linear"`` only (a read-only property; for any other kernel it raises
+        ``AttributeError``, so ``hasattr`` is False, as in scikit-learn): the primal
+        weights ``w_p = sum_t dual_coef_t sv_t`` of each binary problem, one row per pair
+        in the order of ``intercept_`` (shape ``(1, n_features)`` for two classes, with
+        scikit-learn's sign: ``X @ coef_.T + intercept_`` is :meth:`decision_function`;
+        for ``k >= 3`` it is the ``"ovo"`` decision function).
     shape_fit_ : tuple
-        Shape of the training ``X``.
+        Shape of the training ``X`` (``(n_samples,)`` for a sequence of samples).
     n_features_in_ : int
-        Number of features (columns) of the training ``X``.
+        Number of features (columns) of the training ``X`` (not set for a sequence of
+        samples, as in scikit-learn).
 
     Notes
     -----
@@ -190,7 +210,14 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     Input: dense arrays only (sparse matrices are refused with a message);
     ``bool`` is read as 0/1, ``float32`` is converted to float64 (a
     precomputed float32 Gram matrix is checked for symmetry to float32's
-    rounding level); complex input is refused.
+    rounding level); complex input is refused. With a *callable* kernel, an ``X`` that
+    is not a 2-D numeric array (a list of strings, of graphs, of sequences of different
+    lengths, a 1-D or 3-D array, ...) is a sequence of samples, as in scikit-learn: its
+    length is checked, nothing else, and the callable receives the samples unchanged (a
+    numpy array as it is, any other sequence as a list of its elements): ``k(X, X)`` at
+    :meth:`fit`, ``k(X_test, support samples)`` at prediction (scikit-learn passes all
+    the training samples there; the support vectors alone give the same values). A 2-D
+    numeric ``X`` is checked as for a named kernel (finite, 2-D, ``n_features_in_``).
 
     Solver: the iteration of :func:`smo_solve` (libsvm's), compiled, with
     kernel rows computed on demand and cached and with shrinking (see
@@ -269,6 +296,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.solver = solver
+
+    _hard_margin_and_sequences = True
 
     def _check_params(self) -> None:
         self._check_smo_params()
@@ -351,7 +380,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.n_support_ = np.array([sv0.size, sv1.size], dtype=np.int32)
         self.dual_coef_ = (alpha[support] * y_user[support]).reshape(1, -1)
         self.intercept_ = np.array([0.0 - res.intercept])
-        self.n_iter_ = int(res.n_iter)
+        self.n_iter_ = np.array([res.n_iter], dtype=np.int32)
         self.objective_ = float(res.objective)
         self.gap_ = float(res.gap)
         self.solver_stats_ = res.stats
@@ -432,6 +461,27 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
             return self.classes_[vote_winner(dec, k)]
         positive = self.decision_function(X) >= 0
         return self.classes_[positive.astype(np.intp)]
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Primal weights of the linear kernel, ``(k(k-1)/2, n_features)``, read-only.
+
+        Row ``p`` is ``w_p = sum_t dual_coef_t sv_t`` over the support vectors of pair
+        ``p`` (libsvm's order of the pairs; one row for two classes, with scikit-learn's
+        sign), so ``X @ coef_.T + intercept_`` equals the decision values.
+
+        Raises
+        ------
+        AttributeError
+            For a kernel other than ``"linear"`` ("coef_ is only available when using a
+            linear kernel", as scikit-learn), and (``NotFittedError``) before ``fit``.
+        """
+        self._check_linear_coef()
+        if self.classes_.shape[0] > 2:
+            coef = ovo_coef(self.dual_coef_, self.n_support_, self.support_vectors_)
+        else:
+            coef = self.dual_coef_ @ self.support_vectors_
+        return self._read_only(coef)
 
     # -- one-vs-one (k >= 3 classes; the machinery is in ktheory.svm._ovo) ---------
     def _fit_ovo(self, X: np.ndarray, classes: np.ndarray, cls: np.ndarray) -> "SVC":

@@ -77,7 +77,8 @@ class SVR(RegressorMixin, KernelSVMBase):
         ``k(X, Y)`` returning the ``(len(X), len(Y))`` Gram block, or
         ``"precomputed"`` (``X`` is then the ``(n, n)`` training Gram matrix
         in :meth:`fit` and the ``(n_test, n_train)`` kernel values in
-        :meth:`predict`).
+        :meth:`predict`). With a callable, ``X`` may be any sequence of samples
+        (strings, graphs, ...), passed to it unchanged (see :class:`SVC`'s Notes).
     degree : int, default 3
         Degree of ``"poly"``.
     gamma : {"scale", "auto"} or float, default "scale"
@@ -88,7 +89,14 @@ class SVR(RegressorMixin, KernelSVMBase):
     tol : float, default 1e-3
         Stopping tolerance on the maximal violation of the ``2n`` problem.
     C : float, default 1.0
-        Box constraint ``0 <= alpha_i, alpha*_i <= C``; ``> 0``.
+        Box constraint ``0 <= alpha_i, alpha*_i <= C``; ``> 0``. ``C=float("inf")``
+        (accepted by scikit-learn too) is the *hard tube*: no slack, every target within
+        ``epsilon`` of ``f(x_i)``, and ``f`` the flattest such function. Where no
+        function of the kernel's space (plus an intercept) fits every target to within
+        ``epsilon``, that problem is infeasible (its dual unbounded) and :meth:`fit`
+        raises a ``ValueError`` (scikit-learn's libsvm iterates until ``max_iter``);
+        feasibility is decided by a linear program on the training Gram matrix
+        (``gram_limit_mb`` then applies to every kernel).
     epsilon : float, default 0.1
         Half-width of the insensitive tube, ``>= 0``. An ``epsilon`` of at
         least half the range of the targets (minus ``tol / 2``) leaves every
@@ -131,7 +139,7 @@ class SVR(RegressorMixin, KernelSVMBase):
     n_support_ : numpy.ndarray of shape (1,)
         Number of support vectors (int32, as scikit-learn).
     n_iter_ : int
-        Number of SMO iterations.
+        Number of SMO iterations (an int, as scikit-learn's ``SVR.n_iter_``).
     fit_status_ : int
         0 if SMO reached ``tol``, 1 if it stopped at ``max_iter``.
     objective_ : float
@@ -143,10 +151,15 @@ class SVR(RegressorMixin, KernelSVMBase):
     solver_stats_ : dict
         The solver's record (cache hits, misses, evictions, shrinking steps,
         history of the active set), as :attr:`SVC.solver_stats_`.
+    coef_ : numpy.ndarray of shape (1, n_features)
+        ``kernel="linear"`` only (a read-only property; ``AttributeError`` for any other
+        kernel, as scikit-learn): ``w = sum_i dual_coef_i sv_i``, so that
+        ``X @ coef_.T + intercept_`` is :meth:`predict`.
     shape_fit_ : tuple
-        Shape of the training ``X``.
+        Shape of the training ``X`` (``(n_samples,)`` for a sequence of samples).
     n_features_in_ : int
-        Number of features (columns) of the training ``X``.
+        Number of features (columns) of the training ``X`` (not set for a sequence of
+        samples).
 
     Notes
     -----
@@ -216,6 +229,8 @@ class SVR(RegressorMixin, KernelSVMBase):
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
         self.solver = solver
+
+    _hard_margin_and_sequences = True
 
     def _check_params(self) -> None:
         self._check_smo_params()
@@ -340,6 +355,20 @@ class SVR(RegressorMixin, KernelSVMBase):
             out = self._sv_kernel_map(X, lambda Kt: Kt @ coef, 0)
         out += self.intercept_[0]
         return out
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Primal weights of the linear kernel, ``(1, n_features)``, read-only:
+        ``w = sum_i dual_coef_i sv_i``, so ``X @ coef_.T + intercept_`` is :meth:`predict`.
+
+        Raises
+        ------
+        AttributeError
+            For a kernel other than ``"linear"`` ("coef_ is only available when using a
+            linear kernel", as scikit-learn), and (``NotFittedError``) before ``fit``.
+        """
+        self._check_linear_coef()
+        return self._read_only(self.dual_coef_ @ self.support_vectors_)
 
     def score(self, X: Any, y: Any) -> float:
         """Coefficient of determination ``R^2 = 1 - SS_res / SS_tot`` of :meth:`predict`.
