@@ -364,8 +364,8 @@ class SVR(RegressorMixin, KernelSVMBase):
         Raises
         ------
         AttributeError
-            For a kernel other than ``"linear"`` ("coef_ is only available when using a
-            linear kernel", as scikit-learn), and (``NotFittedError``) before ``fit``.
+            For a kernel other than ``"linear"`` (``"coef_ is only available when using a
+            linear kernel"``, as scikit-learn), and (``NotFittedError``) before ``fit``.
         """
         self._check_linear_coef()
         return self._read_only(self.dual_coef_ @ self.support_vectors_)
