@@ -184,8 +184,11 @@ def test_defaults_are_sklearns():
     shared = set(ours) & set(theirs)
     assert shared == {"C", "kernel", "degree", "gamma", "coef0", "shrinking", "tol",
                       "cache_size", "verbose", "max_iter", "decision_function_shape",
-                      "break_ties"}
-    assert {k: ours[k] for k in shared} == {k: theirs[k] for k in shared}
+                      "break_ties", "probability", "random_state"}
+    # scikit-learn 1.9 deprecates probability (default "deprecated", meaning False)
+    same = shared - {"probability"}
+    assert {k: ours[k] for k in same} == {k: theirs[k] for k in same}
+    assert ours["probability"] is False and theirs["probability"] in (False, "deprecated")
     assert "default" in SVC.__doc__ and "sklearn.svm.SVC" in SVC.__doc__
 
 

@@ -11,12 +11,16 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 
 from .._base import KTheoryClassifierMixin, atomic_fit
-from .._validation import class_labels
+from .._validation import check_bool, class_labels
 from ._core import DEFAULT_CACHE_MB, DEFAULT_GRAM_LIMIT_MB, check_max_iter
 from ._kernel_svm import KernelSVMBase
 from ._ovo import fit_ovo, ovo_coef, ovo_decision, ovr_decision, vote_winner
+from ._platt import coupled_probabilities, fit_sigmoids
 
 __all__ = ["SVC"]
 
@@ -82,6 +86,16 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         there are set aside and the iteration runs on the rest (a heuristic:
         the stopping test is always made on all variables, so the guarantee
         is the same to ``tol``; the iterates differ).
+    probability : bool, default False
+        Also fit Platt's sigmoid of each binary problem, as libsvm (5-fold internal
+        cross-validation of that problem's SVM, then the regularised maximum-likelihood
+        sigmoid of Lin, Lin and Weng, 2007; see :mod:`ktheory.svm._platt`), which makes
+        :meth:`fit` about six times slower and enables :meth:`predict_proba` and
+        :meth:`predict_log_proba` (``k >= 3``: pairwise coupling, Wu, Lin and Weng 2004,
+        method 2). :meth:`predict` still uses the decision function, so it may disagree
+        with the most probable class, as in scikit-learn. (scikit-learn 1.9 deprecates its
+        ``probability`` in favour of ``CalibratedClassifierCV``; its default there is the
+        marker ``"deprecated"``, which means False.)
     tol : float, default 1e-3
         Stopping tolerance on the maximal violation ``m(alpha) - M(alpha)``.
         A ``tol`` above 2 stops before the first step (no support vectors;
@@ -130,6 +144,12 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         confidences, instead of libsvm's vote (ties to the lowest class
         index). ``True`` with ``"ovo"`` is a ``ValueError`` in :meth:`predict`,
         as in scikit-learn.
+    random_state : None, int or numpy.random.RandomState, default None
+        The shuffle of the cross-validation folds with ``probability=True`` (ignored
+        otherwise), through :func:`sklearn.utils.check_random_state`. numpy's generator is
+        not libsvm's, so the folds, and the probabilities, differ from scikit-learn's with
+        the same ``random_state``: they agree only to what the cross-validation's
+        randomness allows (a few hundredths on well-separated data).
 
     Attributes
     ----------
@@ -192,6 +212,12 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         in the order of ``intercept_`` (shape ``(1, n_features)`` for two classes, with
         scikit-learn's sign: ``X @ coef_.T + intercept_`` is :meth:`decision_function`;
         for ``k >= 3`` it is the ``"ovo"`` decision function).
+    probA_, probB_ : numpy.ndarray of shape (k(k-1)/2,)
+        With ``probability=True``: the sigmoid ``P = 1 / (1 + exp(probA_ f + probB_))`` of
+        each binary problem, in the order of ``intercept_``, where ``f`` is libsvm's
+        decision value, positive for the pair's first class (for two classes:
+        ``-decision_function``, ``P`` the probability of ``classes_[0]``), as
+        scikit-learn's ``probA_`` and ``probB_``. Empty arrays with ``probability=False``.
     shape_fit_ : tuple
         Shape of the training ``X`` (``(n_samples,)`` for a sequence of samples).
     n_features_in_ : int
@@ -273,6 +299,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         gamma: str | float = "scale",
         coef0: float = 0.0,
         shrinking: bool = True,
+        probability: bool = False,
         tol: float = 1e-3,
         cache_size: float = DEFAULT_CACHE_MB,
         verbose: bool = False,
@@ -280,6 +307,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
         decision_function_shape: str = "ovr",
         break_ties: bool = False,
+        random_state: Any = None,
         solver: str = "auto",
     ) -> None:
         self.C = C
@@ -288,6 +316,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.gamma = gamma
         self.coef0 = coef0
         self.shrinking = shrinking
+        self.probability = probability
         self.tol = tol
         self.cache_size = cache_size
         self.verbose = verbose
@@ -295,6 +324,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.gram_limit_mb = gram_limit_mb
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
+        self.random_state = random_state
         self.solver = solver
 
     _hard_margin_and_sequences = True
@@ -302,6 +332,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     def _check_params(self) -> None:
         self._check_smo_params()
         self._check_multiclass_params()
+        check_bool(self.probability, "probability")
 
     def _check_multiclass_params(self) -> None:
         """``decision_function_shape`` and ``break_ties``, checked at fit and where used."""
@@ -350,6 +381,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
             wrong type.
         """
         self._check_params()
+        rng = check_random_state(self.random_state)   # validated at every fit, as scikit-learn
         X, y = self._fit_input(X, y)
         n = X.shape[0]
         classes, cls = class_labels(y, estimator=type(self).__name__)
@@ -362,7 +394,9 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
 
         self._set_kernel(X)
         if classes.shape[0] > 2:
-            return self._fit_ovo(X, classes, cls)
+            self._fit_ovo(X, classes, cls)
+            self._fit_probability(X, cls, classes.shape[0], rng)
+            return self
         res = self._dual(X, self._training_gram(X), order, y_int, float(self.C),
                          float(self.tol), check_max_iter(self.max_iter))
 
@@ -385,7 +419,14 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.gap_ = float(res.gap)
         self.solver_stats_ = res.stats
         self._set_support_vectors(X, support)
+        self._fit_probability(X, cls, 2, rng)
         return self
+
+    def _fit_probability(self, X: np.ndarray, cls: np.ndarray, k: int, rng: Any) -> None:
+        """``probA_``, ``probB_``: Platt's sigmoids (:func:`ktheory.svm._platt.fit_sigmoids`);
+        empty arrays with ``probability=False``, as scikit-learn."""
+        empty = (np.empty(0), np.empty(0))
+        self.probA_, self.probB_ = fit_sigmoids(self, X, cls, k, rng) if self.probability else empty
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed decision values ``f(x) = sum_i dual_coef_i k(sv_i, x) + intercept``.
@@ -462,6 +503,62 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         positive = self.decision_function(X) >= 0
         return self.classes_[positive.astype(np.intp)]
 
+    # -- probabilities (probability=True) ---------------------------------------------
+    def _check_proba(self) -> bool:
+        """``available_if``'s test: an ``AttributeError`` with ``probability=False`` (so
+        ``hasattr(est, "predict_proba")`` is False), as scikit-learn."""
+        if not (isinstance(self.probability, (bool, np.bool_)) and self.probability):
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by Platt scaling and pairwise coupling, as libsvm.
+
+        Each binary problem's decision value ``f_p`` (libsvm's sign: positive for the
+        pair's first class) gives ``r_ij = 1 / (1 + exp(probA_[p] f_p + probB_[p]))``,
+        clipped to ``[1e-7, 1 - 1e-7]``; the ``r_ij`` are combined by method 2 of Wu, Lin
+        and Weng (2004) (libsvm's ``multiclass_probability``, also for two classes, see
+        :func:`ktheory.svm._platt.pairwise_coupling`).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_test, n_features)
+            Test inputs; for ``kernel="precomputed"`` the ``(n_test, n_train)`` kernel
+            values between test and training points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_test, k)
+            Probabilities in the order of ``classes_``; rows sum to 1.
+
+        The most probable class may differ from :meth:`predict` (the decision function,
+        as scikit-learn); the values depend on ``random_state`` (the CV folds).
+
+        Raises
+        ------
+        AttributeError
+            With ``probability=False``.
+        NotFittedError
+            Before :meth:`fit`, or if the model was fitted with ``probability=False``.
+        """
+        self._check_fitted()
+        if getattr(self, "probA_", np.empty(0)).size == 0:
+            raise NotFittedError("predict_proba is not available when fitted with "
+                                 "probability=False; fit again with probability=True")
+        Xt = self._test_input(X)
+        k = self.classes_.shape[0]
+        if k > 2:
+            dec = self._ovo_decision(Xt)
+        else:   # libsvm's decision value is positive for classes_[0]: -decision_function
+            dec = -self.decision_function(Xt)[:, None]
+        return coupled_probabilities(dec, self.probA_, self.probB_, k)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``log`` of :meth:`predict_proba` (same parameters, shape and errors)."""
+        return np.log(self.predict_proba(X))
+
     @property
     def coef_(self) -> np.ndarray:
         """Primal weights of the linear kernel, ``(k(k-1)/2, n_features)``, read-only.
@@ -473,8 +570,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         Raises
         ------
         AttributeError
-            For a kernel other than ``"linear"`` ("coef_ is only available when using a
-            linear kernel", as scikit-learn), and (``NotFittedError``) before ``fit``.
+            For a kernel other than ``"linear"`` (``"coef_ is only available when using a
+            linear kernel"``, as scikit-learn), and (``NotFittedError``) before ``fit``.
         """
         self._check_linear_coef()
         if self.classes_.shape[0] > 2:
