@@ -168,14 +168,25 @@ def now() -> str:
 
 # -- peak memory of a call, in a fresh process ---------------------------------------------
 
-def _status() -> dict[str, int]:
+def rss_status() -> dict[str, int]:
+    """``{"VmRSS": ..., "VmHWM": ...}`` of this process in bytes (Linux ``/proc``)."""
     out: dict[str, int] = {}
     with open("/proc/self/status", encoding="ascii") as f:
         for line in f:
             if line.startswith(("VmHWM", "VmRSS")):
                 key, val = line.split(":")
-                out[key] = int(val.split()[0])  # kB
+                out[key] = int(val.split()[0]) * 1024  # kB in /proc
     return out
+
+
+def reset_peak() -> bool:
+    """Reset this process's peak resident size (``VmHWM``); False where Linux refuses."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
 
 
 def _trim_heap() -> None:
@@ -205,13 +216,8 @@ def peak_rss_mib(fn) -> tuple[float, float | None]:
 
     _trim_heap()
     try:
-        try:
-            with open("/proc/self/clear_refs", "w") as f:
-                f.write("5")
-            reset = True
-        except OSError:
-            reset = False
-        before = _status()
+        reset = reset_peak()
+        before = rss_status()
     except OSError:
         before = None
     t0 = time.perf_counter()
@@ -219,9 +225,9 @@ def peak_rss_mib(fn) -> tuple[float, float | None]:
     elapsed = time.perf_counter() - t0
     if before is None:
         return elapsed, None
-    after = _status()
+    after = rss_status()
     base = before["VmRSS"] if reset else max(before["VmRSS"], before["VmHWM"])
-    return elapsed, max(after["VmHWM"] - base, 0) / 1024.0
+    return elapsed, max(after["VmHWM"] - base, 0) / 2**20
 
 
 if __name__ == "__main__":  # pragma: no cover

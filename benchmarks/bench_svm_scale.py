@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 from _record import add
+from _record import reset_peak as _reset_peak
+from _record import rss_status as _status
 
 D = 20
 TOL = 1e-3
@@ -151,25 +153,6 @@ def base_kernel(spec: dict) -> dict:
 # ---------------------------------------------------------------------------
 # child: one fit in a fresh process
 # ---------------------------------------------------------------------------
-def _status() -> dict[str, int]:
-    out = {}
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(("VmHWM", "VmRSS")):
-                key, val = line.split(":")
-                out[key] = int(val.split()[0]) * 1024
-    return out
-
-
-def _reset_peak() -> bool:
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def make_estimator(solver: str, spec: dict):
     kw = dict(C=spec["C"], kernel=spec["kernel"], tol=TOL, cache_size=CACHE_MB, shrinking=True)
     for key in ("gamma", "degree", "coef0"):
