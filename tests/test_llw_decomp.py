@@ -357,3 +357,53 @@ def test_cache_returns_the_right_rows_under_eviction(seed, cap_rows):
     for _ in range(25):
         idx = rng.choice(n, size=int(rng.integers(1, cap_rows + 1)), replace=False)
         np.testing.assert_array_equal(cache.get(idx), K[idx])
+
+
+# ---------------------------------------------------------------------------
+# huge C on data that are not separable: the large-C limit (issue 29, item 7)
+# ---------------------------------------------------------------------------
+
+
+def _overlapping(n: int = 120) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    centres = rng.normal(0, 2, (3, 2))
+    y = np.arange(n) % 3
+    return centres[y] + rng.normal(size=(n, 2)), y
+
+
+def test_huge_scale_linear_is_the_large_C_limit():
+    """X * s with C is X with C s^2: past the path's last breakpoint f is that of C = 1e4,
+    certified, in well under a second (it took minutes, or overflowed, before)."""
+    X, y = _overlapping()
+    ref = MulticlassSVC(kernel="linear", C=1e4, tol=1e-9).fit(X, y)
+    certify(ref, sk_linear(X, X), y, np.ones((3, 3)) - np.eye(3), rel=1e-8)
+    for s in (1e6, 1e10, 1e50, 1e100, 1e150):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            clf = MulticlassSVC(kernel="linear", C=1.0).fit(X * s, y)
+        assert abs(clf.duality_gap_) <= 1e-12
+        np.testing.assert_allclose(clf.decision_function(X * s), ref.decision_function(X), atol=1e-6)
+        # the objective is C times the least loss, plus the penalty 1e-4 * ... / s^2
+        assert clf.objective_ == pytest.approx(ref.objective_ / 1e4, rel=1e-6)
+        a = clf.alpha_
+        assert np.all(a >= 0) and np.all(a <= 1.0)
+        assert np.ptp(a.sum(axis=0)) <= 1e-12 * a.sum(axis=0).max()
+    # the same through C: X with C = 1e20 (mu = C max ||x||^2 beyond MU_DIRECT)
+    clf = MulticlassSVC(kernel="linear", C=1e20).fit(X, y)
+    assert clf.objective_ / 1e20 == pytest.approx(ref.objective_ / 1e4, rel=1e-6)
+    np.testing.assert_allclose(clf.decision_function(X), ref.decision_function(X), atol=1e-6)
+
+
+def test_large_C_limit_not_reached_is_refused(monkeypatch):
+    """Where the limit is not reached by the last mu tried: solved directly up to MU_REFUSE,
+    a ValueError beyond (and a fitted estimator is left as it was)."""
+    X, y = _overlapping()
+    monkeypatch.setattr(_llw, "_LIMIT_POWERS", (0, 1, 2))   # f still moves between 1 and 100
+    kappa = float((X ** 2).sum(axis=1).max())
+    clf = MulticlassSVC(kernel="linear", C=1e11 / kappa).fit(X, y)   # direct
+    assert clf.duality_gap_ <= 1e-6
+    before = clf.dual_coef_.copy()
+    clf.set_params(C=1.0)
+    with pytest.raises(ValueError, match=r"has not reached its large-C limit.*Rescale X"):
+        clf.fit(X * 1e10, y)
+    np.testing.assert_array_equal(clf.dual_coef_, before)

@@ -82,11 +82,37 @@ value is ``C`` times the rounding of the margins: the gap certifies little there
 The intercepts minimise the piecewise-linear loss over ``b`` with ``sum_j b_j = 0``,
 exactly (:func:`ktheory.svm._llw_qp.intercepts`); ``b`` need not be unique (one point
 of the optimal set is returned), the objective is.
+
+Huge C
+------
+Rescaling the kernel, ``K = kappa K~`` with ``kappa = max_i k(x_i, x_i)``, gives the same
+problem with ``K~`` and ``mu = C kappa`` (``P`` divided by ``kappa``): for the linear kernel
+``X * s`` with ``C`` is ``X`` with ``C s^2``. On data the kernel does not separate, dual
+variables sit at their bound ``C L`` and ``h = C K c`` is a difference of terms ``mu``
+times larger than itself: beyond ``mu`` about ``1e10`` float64 dual variables no longer
+fix ``h`` (the solver then stalls on rounding, or overflows). Past the last breakpoint
+of the regularisation path, ``a = alpha / C`` is affine in ``1 / mu``,
+``a = a0 + a1 / mu``, with ``K c(a0) = 0``: ``h = K~ c(a1)`` and ``f`` no longer change
+with ``C`` (``a0`` is the dual of the linear program "minimise the loss"; ``f`` is the
+loss minimiser of least ``sum_j ||h_j||^2``). So for ``mu > MU_DIRECT`` ``fit`` solves
+with ``K~`` at ``mu = 1e2, 1e3, ...`` (warm started) until three consecutive values give
+the same ``h`` to ``max(tol, 1e-6)`` and the extrapolated ``a0`` lies in the box: that
+``f`` is the solution for every larger ``mu`` (the KKT conditions hold along the whole
+segment), ``alpha_ = C a0 + a1 / kappa`` and ``dual_coef_`` is the representer of ``h``
+from the smallest of the three solves, rescaled to ``K`` (it differs from
+``-2 (alpha_ - mean)`` by a multiple of ``c(a0)``, whose function is 0). The certificate
+is evaluated in units of ``C``, with no product of ``C`` and the kernel: primal
+``loss(f) + ||h||^2_{K~} / (4 mu)`` against dual ``S(a0) + (S(a1) - ||h||^2_{K~} / 4) / mu``
+(``S(a) = sum a / (k - 1)``). Where no dual variable reaches its bound the limit is the
+hard margin and the direct solver is used (its variables stay bounded); where the
+limit is not reached by ``mu = 1e10``, ``fit`` solves directly up to ``MU_REFUSE`` and
+refuses beyond with a ``ValueError`` (rescale ``X`` or lower ``C``).
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -126,6 +152,19 @@ PSD_RTOL = 1e-6
 #: solver itself stops at the rounding level of ``H`` where that is larger).
 _TOL_FLOOR = 1e-12
 
+#: Largest ``mu = C * max_i k(x_i, x_i)`` the decomposition solver is given directly
+#: (scale free: the problem with ``K / kappa`` and ``C kappa`` is the same). Beyond, the
+#: dual variables that fix ``h = C K c`` would have to resolve ``1 / mu`` of their range:
+#: ``fit`` computes the large-C limit instead (module docstring, "Huge C").
+MU_DIRECT = 1e9
+
+#: Above this ``mu`` a problem whose large-C limit is not reached by ``mu = 1e10`` is
+#: refused (``ValueError``); between ``MU_DIRECT`` and it, solved directly.
+MU_REFUSE = 1e12
+
+#: The ``log10 mu`` at which the large-C limit is sought (kernel ``K / kappa``).
+_LIMIT_POWERS = tuple(range(2, 11))
+
 
 def _relative_gap(primal: float, dual: float) -> float:
     """``(primal - dual) / max(|primal|, |dual|)`` (0 when both are 0): scale free."""
@@ -144,6 +183,175 @@ def _certificate(alpha: np.ndarray, coef: np.ndarray, Hh: np.ndarray, codes: np.
     pen = float(np.einsum("ij,ij->", coef, Hh))   # sum_j c_j^T K c_j
     dual_min = 0.25 * pen - float(alpha.sum()) / (k - 1)
     return b, loss, pen, dual_min
+
+
+@dataclass
+class _Fitted:
+    """A solution as :meth:`MulticlassSVC.fit` stores it."""
+
+    alpha: np.ndarray
+    coef: np.ndarray
+    b: np.ndarray
+    objective: float
+    primal: float
+    n_iter: int
+    rows: int
+    stopped: bool = False
+    violation: float = 0.0
+    gap: float | None = None      # None: the relative gap of primal and objective
+
+
+@dataclass
+class _Solved:
+    """What :func:`_solve_certified` returns."""
+
+    alpha: np.ndarray
+    H: np.ndarray
+    coef: np.ndarray
+    b: np.ndarray
+    loss: float
+    pen: float
+    dual_min: float
+    gap: float
+    n_iter: int
+    stopped: bool
+    violation: float
+    tol_used: float
+
+
+def _solve_certified(cache: KernelRowCache, W: np.ndarray, codes: np.ndarray, L: np.ndarray,
+                     C: float, tol: float, max_iter: int, q: int, *, solve: bool = True,
+                     alpha0: np.ndarray | None = None, H0: np.ndarray | None = None) -> _Solved:
+    """The decomposition solver and its certificate loop: a relative duality gap above the
+    KKT tolerance sends the solver on with a tolerance 100 times tighter (down to the
+    rounding level of ``H``). ``solve=False``: the zero solution (no dual variables)."""
+    n, k = W.shape
+    alpha = np.zeros((n, k))
+    Hh = np.zeros((n, k))
+    b_kkt = None
+    n_iter = 0
+    stopped = stalled = False
+    violation = 0.0
+    tol_used = tol
+    if solve:
+        with np.errstate(over="ignore", under="ignore"), threadpool_limits(1, user_api="blas"):
+            res = llw_decomposition(cache, W, C, tol, max_iter, q=q, alpha0=alpha0, H0=H0)
+        alpha, Hh, b_kkt, n_iter = res.alpha, res.H, res.b, res.n_iter
+        stopped, stalled = not res.converged and not res.stalled, res.stalled
+        violation, tol_used = res.violation, res.tol_used
+    coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
+    b, loss, pen, dual_min = _certificate(alpha, coef, Hh, codes, L, b_kkt)
+    gap = _relative_gap(0.25 * pen + C * loss, -dual_min)
+    tol_k = tol
+    while (gap > tol and not stopped and not stalled and n_iter < max_iter
+           and tol_k > _TOL_FLOOR):
+        tol_k = max(tol_k / 100.0, _TOL_FLOOR)
+        with np.errstate(over="ignore", under="ignore"), threadpool_limits(1, user_api="blas"):
+            res = llw_decomposition(cache, W, C, tol_k, max_iter - n_iter, q=q,
+                                    alpha0=alpha, H0=Hh)
+        alpha, Hh, b_kkt = res.alpha, res.H, res.b
+        n_iter += res.n_iter
+        stopped, stalled = not res.converged and not res.stalled, res.stalled
+        violation, tol_used = res.violation, res.tol_used
+        coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
+        b, loss, pen, dual_min = _certificate(alpha, coef, Hh, codes, L, b_kkt)
+        gap = _relative_gap(0.25 * pen + C * loss, -dual_min)
+    return _Solved(alpha, Hh, coef, b, loss, pen, dual_min, gap, n_iter, stopped, violation,
+                   tol_used)
+
+
+def _large_c_limit(rows: Callable[[np.ndarray], np.ndarray], cache_mb: float | None,
+                   kappa: float, W: np.ndarray, codes: np.ndarray, L: np.ndarray, C: float,
+                   tol: float, max_iter: int, q: int, name: str) -> _Fitted | None:
+    """The fit for ``mu = C kappa > MU_DIRECT`` (module docstring, "Huge C"), or None where
+    the direct solver is to be used: the limit is the hard margin (no dual variable at
+    its bound: they stay bounded), or it is not reached and ``mu <= MU_REFUSE``;
+    ``ValueError`` where it is not reached and ``mu > MU_REFUSE``.
+
+    Solves the problem with the kernel ``K / kappa`` at ``mu_p = 10^p`` (``p`` from
+    ``_LIMIT_POWERS``, warm started) until three consecutive ``mu_p`` give the same ``h`` to
+    ``max(tol, 1e-6)``: then ``a = alpha / mu`` is affine in ``1 / mu``, ``a = a0 + a1 / mu``,
+    on the last segment of the regularisation path and the decision functions are those
+    of every larger ``mu``; ``a0``, ``a1`` come from the two outer solves, the dual
+    variables of the stated problem are ``C a0 + a1 / kappa``."""
+    n = W.shape[0]
+    cache = KernelRowCache(lambda idx: rows(idx) / kappa, n, cache_mb, min_rows=q)
+    mask = W > 0
+    mu_t = C * kappa
+    sols: list[tuple[float, _Solved]] = []
+    n_iter = 0
+    alpha0 = H0 = None
+    for p in _LIMIT_POWERS:
+        mu = 10.0 ** p
+        sol = _solve_certified(cache, W, codes, L, mu, tol, max_iter - n_iter, q,
+                               alpha0=alpha0, H0=H0)
+        n_iter += sol.n_iter
+        if not np.any(mask & (sol.alpha >= mu * W)):
+            return None                       # the hard margin: alpha stays bounded
+        if sol.stopped or n_iter >= max_iter:
+            # out of steps: the last solution, certified (or not) for the stated problem
+            a0 = sol.alpha / mu
+            return _limit_fitted(a0, np.zeros_like(a0), sol, W, C, kappa, n_iter, cache,
+                                 stopped=True)
+        sols.append((mu, sol))
+        alpha0, H0 = sol.alpha * 10.0, sol.H * 10.0
+        if len(sols) < 3 or any(s.gap > max(100.0 * tol, 1e-6) for _, s in sols[-3:]):
+            continue
+        (mu_a, sa), (_, sb), (mu_c, sc) = sols[-3:]
+        thr = max(tol, 1e-6)
+        if (np.max(np.abs(sb.H - sa.H)) > thr or np.max(np.abs(sc.H - sb.H)) > thr):
+            continue                          # h still moves with mu: not the limit yet
+        ta, tc = sa.alpha, sc.alpha
+        a0 = (tc - ta) / (mu_c - mu_a)
+        a1 = (mu_c * ta - mu_a * tc) / (mu_c - mu_a)
+        at_u = (ta >= mu_a * W) & (tc >= mu_c * W) & mask
+        at_0 = (ta == 0.0) & (tc == 0.0)
+        a0[at_u], a1[at_u] = W[at_u], 0.0
+        a0[at_0], a1[at_0] = 0.0, 0.0
+        slack = 1e-9 * W
+        if np.any(a0 < -slack) or np.any(a0 > W + slack):
+            continue                          # the extrapolation leaves the box: not yet
+        a0 = np.clip(a0, 0.0, W)
+        a0[np.abs(a0) <= 1e-12 * W] = 0.0
+        a0[np.abs(a0 - W) <= 1e-12 * W] = W[np.abs(a0 - W) <= 1e-12 * W]
+        return _limit_fitted(a0, a1, sa, W, C, kappa, n_iter, cache)
+    if mu_t <= MU_REFUSE:
+        return None
+    raise ValueError(
+        f"{name}: C * max k(x, x) = {mu_t:.3g} (C = {C:g}, largest kernel diagonal "
+        f"{kappa:.3g}) is beyond what float64 dual variables resolve (above MU_REFUSE = "
+        f"{MU_REFUSE:g}), and the solution has not reached its large-C limit by C * max "
+        f"k(x, x) = 1e{_LIMIT_POWERS[-1]}: its decision functions still change with C there. "
+        "Rescale X (for the linear kernel, X * s with C is X with C s^2) or lower C so that "
+        f"C * max k(x, x) <= {MU_REFUSE:g}"
+    )
+
+
+def _limit_fitted(a0: np.ndarray, a1: np.ndarray, sol: _Solved, W: np.ndarray, C: float,
+                  kappa: float, n_iter: int, cache: KernelRowCache,
+                  stopped: bool = False) -> _Fitted:
+    """The stated problem's solution from the large-C expansion ``a = a0 + a1 / mu`` and a
+    solution ``sol`` at ``mu_s`` (kernel ``K / kappa``) with the same decision functions.
+
+    ``mu_s`` drops out: ``sol`` gives ``f`` (its coefficients, rescaled to ``K``, are a
+    representer of ``h``; they differ from ``-2 (alpha - mean)`` by ``C c(a0)``, whose
+    function ``K c(a0)`` is 0). The certificate in units of ``C`` (no product of ``C`` with the kernel): primal
+    ``loss(f) + pen / (4 mu)`` with ``pen = sum_j ||h_j||^2`` in kernel units ``kappa``
+    (``4 Q(a1)``, as ``K c(a0) = 0``), dual ``S(a0) + (S(a1) - pen / 4) / mu`` with
+    ``S(a) = sum a / (k - 1)``."""
+    mu = C * kappa
+    k = W.shape[1]
+    with np.errstate(over="ignore", under="ignore"):
+        alpha = np.clip(C * a0 + a1 / kappa, 0.0, C * W)
+    s0 = float(a0.sum()) / (k - 1)
+    s1 = float(a1.sum()) / (k - 1)
+    primal_c = sol.loss + 0.25 * sol.pen / mu
+    dual_c = s0 + (s1 - 0.25 * sol.pen) / mu
+    with np.errstate(over="ignore"):
+        return _Fitted(alpha=alpha, coef=sol.coef / kappa, b=sol.b, objective=C * dual_c,
+                       primal=C * primal_c, n_iter=n_iter, rows=int(cache.n_computed),
+                       stopped=stopped, violation=sol.violation,
+                       gap=_relative_gap(primal_c, dual_c))
 
 
 # ---------------------------------------------------------------------------
@@ -345,7 +553,11 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         Dual variables ``alpha_ij`` (0 where ``j`` is the sample's class or its cost is 0).
     dual_coef_ : numpy.ndarray of shape (n_samples, k)
         Representer coefficients: ``h_j(x) = sum_i dual_coef_[i, j] k(x_i, x)``;
-        each row sums to 0.
+        each row sums to 0. ``-2 (alpha_ - mean)`` except for ``C * max k(x, x)`` above
+        ``MU_DIRECT`` on data the kernel does not separate, where it is a representer of
+        the same ``h`` from a solve at moderate ``C`` (``-2 (alpha_ - mean)`` differs from it
+        by a combination whose function is 0 and is ``C`` times too large for float64 to
+        evaluate; module docstring, "Huge C").
     intercept_ : numpy.ndarray of shape (k,)
         ``b``, summing to 0 (one optimal choice where it is not unique).
     support_ : numpy.ndarray of shape (n_SV,)
@@ -419,8 +631,11 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         check_max_iter(self.max_iter)
         self._check_kernel_params()
 
-    def _kernel_rows(self, X: np.ndarray) -> tuple[Callable[[np.ndarray], np.ndarray], float | None]:
-        """The kernel-row callable of the solver and its cache size (None: no cache).
+    def _kernel_rows(self, X: np.ndarray
+                     ) -> tuple[Callable[[np.ndarray], np.ndarray], float | None, float]:
+        """The kernel-row callable of the solver, its cache size (None: no cache) and
+        ``kappa = max_i k(x_i, x_i)`` (the largest ``|K_ij|`` of a PSD kernel; ``inf`` where
+        it overflows, 0 for a zero kernel).
 
         ``"linear"``, ``"rbf"`` and ``"poly"`` with ``coef0 >= 0`` are positive
         semidefinite by construction: their rows are computed on demand (blocks of
@@ -432,7 +647,8 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         kern = self._kernel_params_["kernel"]
         psd_by_construction = kern in ("linear", "rbf") or (kern == "poly" and float(self.coef0) >= 0)
         if psd_by_construction:
-            return (lambda idx: self._gram(X[idx], X, "training data")), float(CACHE_MB)
+            return ((lambda idx: self._gram(X[idx], X, "training data")), float(CACHE_MB),
+                    self._diag_max(X))
         n = X.shape[0]
         if kern == "precomputed":
             K = X
@@ -452,7 +668,22 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
                        else f"the Gram matrix of the {self._kernel_name()} kernel", rtol=PSD_RTOL,
                        why="the LLW dual is a convex QP only for a PSD kernel",
                        entry_error=self._gram_entry_error(X))
-        return (lambda idx: K[idx]), None
+        diag = np.diagonal(K)
+        return (lambda idx: K[idx]), None, float(np.max(np.abs(diag))) if diag.size else 0.0
+
+    def _diag_max(self, X: np.ndarray) -> float:
+        """``max_i k(x_i, x_i)`` of the linear, rbf or poly kernel, from its closed form
+        (``inf`` where it overflows; the kernel rows then raise their own error)."""
+        p = self._kernel_params_
+        kern = p["kernel"]
+        if kern == "rbf":
+            return 1.0
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            sq = np.einsum("ij,ij->i", X, X)
+            if kern == "poly":
+                sq = np.abs(float(p["gamma"]) * sq + float(p["coef0"])) ** int(p["degree"])
+            m = float(np.max(sq, initial=0.0))
+        return m if np.isfinite(m) else np.inf
 
     # -- fit -----------------------------------------------------------------
     @atomic_fit
@@ -478,8 +709,10 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         ValueError
             For NaN/inf, mismatched lengths, one class only, continuous labels,
             a bad ``costs`` matrix, a non-square, non-symmetric or indefinite
-            Gram matrix, parameters out of range, kernel values that overflow, or a
-            kernel whose Gram matrix must be checked and exceeds ``GRAM_LIMIT_MB``.
+            Gram matrix, parameters out of range, kernel values that overflow, a
+            kernel whose Gram matrix must be checked and exceeds ``GRAM_LIMIT_MB``, or
+            ``C * max k(x, x)`` above ``MU_REFUSE`` where the large-C limit is not reached
+            by ``1e10`` (module docstring, "Huge C").
         TypeError
             For sparse, complex, string or ``None`` input and parameters of the
             wrong type.
@@ -493,59 +726,56 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
         L = _check_costs(self.costs, k)
         W = L[codes]                      # (n, k): cost of each (sample, class) pair
         self._set_kernel(X)
-        rows, cache_mb = self._kernel_rows(X)
+        rows, cache_mb, kappa = self._kernel_rows(X)
         C = float(self.C)
         tol = float(self.tol)
         max_iter = check_max_iter(self.max_iter)
         q = default_working_set(n, k)
+        mu = C * kappa
+        if np.any(W > 0) and 0.0 < kappa < np.inf and mu > MU_DIRECT:
+            # C far beyond what the float64 dual resolves: the large-C limit (module docstring)
+            lim = _large_c_limit(rows, cache_mb, kappa, W, codes, L, C, tol, max_iter, q, name)
+            if lim is not None:
+                self._set_fit(X, classes, lim, C, tol, name)
+                return self
         cache = KernelRowCache(rows, n, cache_mb, min_rows=q)
-        alpha = np.zeros((n, k))
-        Hh = np.zeros((n, k))
-        b_kkt = None
-        n_iter = 0
-        stopped = stalled = False
         if np.any(W > 0):
-            with np.errstate(over="ignore", under="ignore"), threadpool_limits(1, user_api="blas"):
-                res = llw_decomposition(cache, W, C, tol, max_iter, q=q)
-            alpha, Hh, b_kkt, n_iter = res.alpha, res.H, res.b, res.n_iter
-            stopped, stalled = not res.converged and not res.stalled, res.stalled
-        coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
-        b, loss, pen, dual_min = _certificate(alpha, coef, Hh, codes, L, b_kkt)
-        gap = _relative_gap(0.25 * pen + C * loss, -dual_min)
-        # the certificate: a relative duality gap above the KKT tolerance sends the solver
-        # on with a tolerance 100 times tighter (down to the rounding level of H)
-        tol_k = tol
-        while (gap > tol and not stopped and not stalled and n_iter < max_iter
-               and tol_k > _TOL_FLOOR):
-            tol_k = max(tol_k / 100.0, _TOL_FLOOR)
-            with np.errstate(over="ignore", under="ignore"), threadpool_limits(1, user_api="blas"):
-                res = llw_decomposition(cache, W, C, tol_k, max_iter - n_iter, q=q,
-                                        alpha0=alpha, H0=Hh)
-            alpha, Hh, b_kkt = res.alpha, res.H, res.b
-            n_iter += res.n_iter
-            stopped, stalled = not res.converged and not res.stalled, res.stalled
-            coef = -2.0 * (alpha - alpha.mean(axis=1, keepdims=True))
-            b, loss, pen, dual_min = _certificate(alpha, coef, Hh, codes, L, b_kkt)
-            gap = _relative_gap(0.25 * pen + C * loss, -dual_min)
-        if stopped:
+            sol = _solve_certified(cache, W, codes, L, C, tol, max_iter, q)
+        else:
+            sol = _solve_certified(cache, W, codes, L, C, tol, max_iter, q, solve=False)
+        alpha = sol.alpha
+        pen, loss, dual_min = sol.pen, sol.loss, sol.dual_min
+        self._set_fit(X, classes, _Fitted(alpha=alpha, coef=sol.coef, b=sol.b,
+                                          objective=-dual_min, primal=0.25 * pen + C * loss,
+                                          n_iter=sol.n_iter, rows=int(cache.n_computed),
+                                          stopped=sol.stopped, violation=sol.violation),
+                      C, tol, name)
+        return self
+
+    def _set_fit(self, X: np.ndarray, classes: np.ndarray, fitted: _Fitted, C: float,
+                 tol: float, name: str) -> None:
+        """Store a solution (warning where the solver stopped or the fit is not certified)."""
+        alpha, coef = fitted.alpha, fitted.coef
+        if fitted.stopped:
             warnings.warn(
-                f"{name}: the decomposition solver stopped at max_iter={n_iter} active-set steps "
-                f"before reaching tol={tol:g} (KKT violation {res.violation:.2g})",
+                f"{name}: the decomposition solver stopped at max_iter={fitted.n_iter} active-set "
+                f"steps before reaching tol={tol:g} (KKT violation {fitted.violation:.2g})",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        support = np.flatnonzero(np.any(alpha != 0, axis=1))
+        support = np.flatnonzero(np.any(alpha != 0, axis=1) | np.any(coef != 0, axis=1))
 
         self.classes_ = classes
         self.alpha_ = alpha
         self.dual_coef_ = coef
-        self.intercept_ = b
+        self.intercept_ = fitted.b
         self.support_ = support.astype(np.int32)
-        self.objective_ = -dual_min
-        self.primal_objective_ = 0.25 * pen + C * loss
-        self.duality_gap_ = _relative_gap(self.primal_objective_, self.objective_)
-        self.n_iter_ = max(n_iter, 1)
-        self.kernel_rows_computed_ = int(cache.n_computed)
+        self.objective_ = fitted.objective
+        self.primal_objective_ = fitted.primal
+        self.duality_gap_ = (fitted.gap if fitted.gap is not None
+                             else _relative_gap(self.primal_objective_, self.objective_))
+        self.n_iter_ = max(fitted.n_iter, 1)
+        self.kernel_rows_computed_ = fitted.rows
         if self.duality_gap_ > max(100.0 * tol, 1e-6):
             warnings.warn(
                 f"{name}: the fit is not certified optimal: the primal objective "
@@ -553,10 +783,9 @@ class MulticlassSVC(KTheoryClassifierMixin, KernelSVMBase):
                 f"{self.duality_gap_:.2g} (relative), more than max(100 tol, 1e-6); the "
                 "decision functions may be off by about that much",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         self._set_support_vectors(X, support)
-        return self
 
     # -- prediction ----------------------------------------------------------
     def decision_function(self, X: Any) -> np.ndarray:

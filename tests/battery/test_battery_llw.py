@@ -281,6 +281,81 @@ def _hard_margin(C):
 
 for C in (1e12, 1e200):
     add(FIT, "extreme-scale", fit(X0, Y0, C=C), "ok", check=_hard_margin(C), note=f"C {C:g} hard margin")
+
+
+# the issue's data: three overlapping classes (not separable), the linear kernel
+_RI = np.random.default_rng(1)
+_CI = _RI.normal(0, 2, (3, 2))
+YI = np.arange(120) % 3
+XI = _CI[YI] + _RI.normal(size=(120, 2))
+
+
+def _loss_min_lp(X, y):
+    """The least LLW loss of a linear f (sum_j w_j = 0, sum_j b_j = 0), by scipy's HiGHS:
+    the limit of P / C as C -> inf (the penalty's share vanishes)."""
+    from scipy.optimize import linprog
+    n, d = X.shape
+    k = int(y.max()) + 1
+    pairs = [(i, j) for i in range(n) for j in range(k) if j != y[i]]
+    m = len(pairs)
+    nv = d * k + k + m                       # w (d x k, column-major by class), b, slacks
+    A = np.zeros((m, nv))
+    for r, (i, j) in enumerate(pairs):       # x_i w_j + b_j - xi_r <= -1/(k-1)
+        A[r, j * d:(j + 1) * d] = X[i]
+        A[r, d * k + j] = 1.0
+        A[r, d * k + k + r] = -1.0
+    Aeq = np.zeros((d + 1, nv))
+    for j in range(k):
+        Aeq[:d, j * d:(j + 1) * d] = np.eye(d)
+        Aeq[d, d * k + j] = 1.0
+    c = np.r_[np.zeros(d * k + k), np.ones(m)]
+    res = linprog(c, A_ub=A, b_ub=np.full(m, -1.0 / (k - 1)), A_eq=Aeq, b_eq=np.zeros(d + 1),
+                  bounds=[(None, None)] * (d * k + k) + [(0, None)] * m, method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+    assert res.status == 0, res.message
+    return float(res.fun)
+
+
+_LIMIT_REF = {}
+
+
+def _large_c_limit_ok(s):
+    """Oracle for X * s, C = 1, linear kernel: the problem on X with C = s^2 (w -> w s), a huge
+    C on data that are not separable. Its value over C tends to the least loss (an LP solved
+    by scipy, independently) and, past the path's last breakpoint, f no longer changes: the
+    decisions of the certified fits at C = 1e4 and 1e5 on X (which agree, so 1e4 is past it;
+    certified by ``_certified``). Checked: value, loss of the returned f (LP optimal),
+    decisions (clear of ties), the certificate, the box and the column sums."""
+    def check(est):
+        if not _LIMIT_REF:
+            r4 = MulticlassSVC(kernel="linear", C=1e4, tol=1e-9).fit(XI, YI)
+            r5 = MulticlassSVC(kernel="linear", C=1e5, tol=1e-9).fit(XI, YI)
+            _certified(XI, YI, kernel="linear", C=1e4)(r4)
+            np.testing.assert_allclose(r5.decision_function(XI), r4.decision_function(XI), atol=1e-7)
+            _LIMIT_REF.update(ref=r4, lp=_loss_min_lp(XI, YI))
+        ref, lp = _LIMIT_REF["ref"], _LIMIT_REF["lp"]
+        assert est.objective_ == pytest.approx(lp, rel=1e-8)          # C = 1: P = loss + O(1/s^2)
+        assert est.primal_objective_ == pytest.approx(lp, rel=1e-8)
+        assert 0 <= est.duality_gap_ <= 1e-6 or abs(est.duality_gap_) <= 1e-12
+        F = est.decision_function(XI * s)
+        Y = _codes(YI, 3)
+        W = 1.0 - np.eye(3)[YI]
+        assert float(np.sum(W * np.maximum(F - Y, 0.0))) == pytest.approx(lp, rel=1e-8)
+        G = ref.decision_function(XI)
+        np.testing.assert_allclose(F, G, atol=1e-6)
+        top = np.sort(G, axis=1)
+        clear = top[:, -1] - top[:, -2] > 1e-6
+        np.testing.assert_array_equal(est.predict(XI * s)[clear], ref.predict(XI)[clear])
+        a = est.alpha_
+        assert np.all(a >= 0) and np.all(a <= W) and np.all(a[W == 0] == 0)
+        assert np.ptp(a.sum(axis=0)) <= 1e-10 * a.sum(axis=0).max()
+        np.testing.assert_allclose(est.dual_coef_.sum(axis=1), 0.0, atol=1e-12 * np.abs(est.dual_coef_).max())
+    return check
+
+
+for s in (1e10, 1e50, 1e100):
+    add(FIT, "extreme-scale", fit(XI * s, YI, kernel="linear"), "ok", check=_large_c_limit_ok(s),
+        note=f"linear X x{s:g} large-C limit")
 KNS = X0 @ X0.T
 KNS[0, 1] += 1.0
 add(FIT, "non-symmetric", fit(KNS, Y0, kernel="precomputed"), "ValueError", r"symmetric", note="precomputed")
