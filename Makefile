@@ -66,7 +66,8 @@ test-unit: setup
 # solve with numpy (the reference SMO on the Gram matrix). Tests of what only the compiled
 # solver does are marked needs_numba and skipped by name.
 NO_NUMBA_TESTS := tests/test_svc.py tests/test_svr.py tests/test_svc_multiclass.py \
-                  tests/test_svc_hostile.py tests/test_sklearn_checks.py tests/test_svr_sklearn_checks.py
+                  tests/test_svc_hostile.py tests/test_sklearn_checks.py tests/test_svr_sklearn_checks.py \
+                  tests/test_svm_sample_weight.py tests/test_sklearn_svm_suite.py
 test-no-numba: setup
 	PYTHONPATH=tests/_no_numba $(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider $(NO_NUMBA_TESTS)
 

@@ -217,6 +217,25 @@ def check_gram_input_size(X: Any, limit_mb: float, *, knob: str = "gram_limit_mb
         )
 
 
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray | None:
+    """``fit``'s ``sample_weight``: None (no weights), a real number (the same weight for
+    every sample) or a finite 1-D array of ``n_samples`` reals, returned as a float64
+    array of shape ``(n_samples,)`` (None stays None). Zero and negative weights are
+    valid input here: the estimators document what they do with them."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        w = float(sample_weight)
+        if not np.isfinite(w):
+            raise ValueError(f"sample_weight must be finite, got {sample_weight!r}")
+        return np.full(n_samples, w)
+    w = check_array(sample_weight, "sample_weight", ndim=1, allow_empty=True)
+    if w.shape[0] != n_samples:
+        raise ValueError(f"sample_weight has {w.shape[0]} entries but X has {n_samples} "
+                         f"samples; expected shape ({n_samples},)")
+    return w
+
+
 def check_bool(value: Any, name: str) -> bool:
     """``value`` as a bool: ``True``/``False`` (or numpy's); anything else, a string such as
     ``"no"`` included, is a ``TypeError`` naming ``name`` (a truthy string is not True)."""

@@ -466,7 +466,7 @@ def test_params_clone_and_repr():
     params = clf.get_params()
     assert params == {
         "C": 2.0, "kernel": "poly", "degree": 2, "gamma": "scale", "coef0": 0.0,
-        "shrinking": True, "tol": 1e-3, "cache_size": 200.0, "verbose": False,
+        "shrinking": True, "tol": 1e-3, "cache_size": 200.0, "class_weight": None, "verbose": False,
         "max_iter": -1, "gram_limit_mb": 2048.0, "probability": False, "random_state": None,
         "decision_function_shape": "ovr", "break_ties": False, "solver": "auto",
     }

@@ -183,8 +183,8 @@ def test_defaults_are_sklearns():
     ours, theirs = SVC().get_params(), SkSVC().get_params()
     shared = set(ours) & set(theirs)
     assert shared == {"C", "kernel", "degree", "gamma", "coef0", "shrinking", "tol",
-                      "cache_size", "verbose", "max_iter", "decision_function_shape",
-                      "break_ties", "probability", "random_state"}
+                      "cache_size", "class_weight", "verbose", "max_iter",
+                      "decision_function_shape", "break_ties", "probability", "random_state"}
     # scikit-learn 1.9 deprecates probability (default "deprecated", meaning False)
     same = shared - {"probability"}
     assert {k: ours[k] for k in same} == {k: theirs[k] for k in same}
@@ -235,12 +235,26 @@ def test_one_class_and_sparse_and_complex():
         SVC().fit(X, np.zeros(X.shape[0]))
     with pytest.raises(ValueError, match="n_samples=1"):
         SVC().fit(X[:1], y[:1])
-    for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csr_array):
-        with pytest.raises(TypeError, match="Sparse data was passed for X"):
-            SVC().fit(fmt(X), y)
     fitted = SVC().fit(X, y)
-    with pytest.raises(TypeError, match="Sparse data was passed for X"):
+    # sparse X (issue 34): densified, the same fit as the dense array; the support vectors
+    # are kept as CSR, as scikit-learn's
+    for fmt in (scipy.sparse.csr_matrix, scipy.sparse.csr_array, scipy.sparse.csc_matrix,
+                scipy.sparse.lil_matrix):
+        sparse_fit = SVC().fit(fmt(X), y)
+        assert scipy.sparse.issparse(sparse_fit.support_vectors_)
+        np.testing.assert_allclose(sparse_fit.decision_function(fmt(X)),
+                                   fitted.decision_function(X), atol=1e-12)
+        np.testing.assert_allclose(sparse_fit.decision_function(X),
+                                   fitted.decision_function(X), atol=1e-12)
+    # a model fitted on dense data refuses sparse input, as scikit-learn's
+    with pytest.raises(ValueError, match="cannot use sparse input in SVC trained on dense"):
         fitted.predict(scipy.sparse.csr_matrix(X))
+    with pytest.raises(TypeError, match="Sparse precomputed kernels are not supported"):
+        SVC(kernel="precomputed").fit(scipy.sparse.csr_matrix(X @ X.T), y)
+    with pytest.raises(ValueError, match="densified .* more than gram_limit_mb"):
+        SVC(gram_limit_mb=1e-6).fit(scipy.sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="contains NaN"):
+        SVC().fit(scipy.sparse.csr_matrix(np.where(X > 1, np.nan, X)), y)
     with pytest.raises(TypeError, match="Complex data not supported"):
         SVC().fit(X + 1j, y)
     with pytest.raises(ValueError, match="Complex data not supported"):  # also a ValueError (sklearn)

@@ -148,8 +148,12 @@ def not_converged_message(n_iter: int, gap: float, tol: float | None, floor: flo
             "multipliers this large; the solution is as accurate as float64 allows. Rescale "
             "X or the kernel (or lower C)"
         )
-    return (f"SMO stopped at max_iter={n_iter} iterations with maximal violation "
-            f"{gap:.3g}; the solution is not optimal to tol. Increase max_iter or tol.")
+    # the first sentence is libsvm's (scikit-learn's) warning, word for word, so that code
+    # filtering scikit-learn's warning by its message filters this one too
+    return (f"Solver terminated early (max_iter={n_iter}).  Consider pre-processing your "
+            f"data with StandardScaler or MinMaxScaler. SMO stopped at max_iter={n_iter} "
+            f"iterations with maximal violation {gap:.3g}; the solution is not optimal to tol. "
+            "Increase max_iter or tol.")
 
 
 def as_result(res: Any) -> SMOResult:

@@ -305,6 +305,10 @@ def _swap(i: int, j: int, prob: Any, cache: Any, istate: np.ndarray) -> None:
     ta = active_set[i]
     active_set[i] = active_set[j]
     active_set[j] = ta
+    Cv = prob[12]
+    tc = Cv[i]
+    Cv[i] = Cv[j]
+    Cv[j] = tc
     if istate[_SVR] == 0:
         _cache_swap(i, j, cache)
         Xw, sqw = prob[10], prob[11]
@@ -435,7 +439,7 @@ def _shrink(eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate) -> None
 
 
 @njit(cache=True)
-def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
+def _solve(stop_iter, max_iter, eps, kind, X, sq, kp, Kpre, prob, cache, buf, ident,
            istate, fstate, hist) -> None:
     """Run the iteration until convergence, ``max_iter`` updates, a non-finite value, or
     ``stop_iter`` updates (then return with the state saved, status ``_RUNNING``).
@@ -444,6 +448,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
     out in its loop: numba counts references of the arrays passed to a call (even an
     inlined one), which costs more than a cache hit; the rare paths are calls."""
     base, y, p, QD, alpha, U, L, gbar, status, active_set = prob[:10]
+    Cv = prob[12]                      # the upper bound of each variable (libsvm's C_i)
     pool, slot_of, key_of, row_len, prev, nxt, free, cint = cache
     l = U.shape[0]
     n = ident.shape[0]
@@ -613,6 +618,8 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
         aj_old = alpha[j]
         ai = ai_old
         aj = aj_old
+        Ci = Cv[i]
+        Cj = Cv[j]
         quad = QD[i] + QD[j] - 2.0 * M[ri, j]         # K_ii + K_jj - 2 K_ij
         if const_diag:
             if quad < _TAU:
@@ -631,29 +638,29 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
             elif ai < 0.0:
                 ai = 0.0
                 aj = -diff
-            if diff > 0.0:
-                if ai > C:
-                    ai = C
-                    aj = C - diff
-            elif aj > C:
-                aj = C
-                ai = C + diff
+            if diff > Ci - Cj:
+                if ai > Ci:
+                    ai = Ci
+                    aj = Ci - diff
+            elif aj > Cj:
+                aj = Cj
+                ai = Cj + diff
         else:
             delta = (Gi - Gj) / quad
             sm = ai + aj
             ai -= delta
             aj += delta
-            if sm > C:
-                if ai > C:
-                    ai = C
-                    aj = sm - C
+            if sm > Ci:
+                if ai > Ci:
+                    ai = Ci
+                    aj = sm - Ci
             elif aj < 0.0:
                 aj = 0.0
                 ai = sm
-            if sm > C:
-                if aj > C:
-                    aj = C
-                    ai = sm - C
+            if sm > Cj:
+                if aj > Cj:
+                    aj = Cj
+                    ai = sm - Cj
             elif ai < 0.0:
                 ai = 0.0
                 aj = sm
@@ -671,7 +678,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
             t = i if k == 0 else j
             at = ai if k == 0 else aj
             st_old = status[t]
-            st_new = _UPPER if at >= C else (_LOWER if at <= 0.0 else _FREE)
+            st_new = _UPPER if at >= Cv[t] else (_LOWER if at <= 0.0 else _FREE)
             if st_new == st_old:
                 continue
             u = U[t]
@@ -686,7 +693,7 @@ def _solve(stop_iter, max_iter, C, eps, kind, X, sq, kp, Kpre, prob, cache, buf,
                 L[t] = vt if st_new != _UPPER else np.inf
             if (st_old == _UPPER) != (st_new == _UPPER):
                 r = _get_q(t, l, kind, X, sq, kp, Kpre, prob, cache, buf, ident, istate)
-                c = -C * yt if st_old == _UPPER else C * yt
+                c = -Cv[t] * yt if st_old == _UPPER else Cv[t] * yt
                 for q in range(l):
                     gbar[q] += c * y[q] * M[r, q]
         if istate[_STATUS] == _NONFINITE:
@@ -760,7 +767,7 @@ def _kernel_arrays(kind: int, X: np.ndarray | None, kparams: tuple[float, float,
     return X2, sq, np.array([gamma, coef0, degree, inv_scale]), dummy
 
 
-def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: float,
+def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarray, tol: float,
              max_iter: int, *, kparams: tuple[float, float, float] = (0.0, 0.0, 1.0),
              Kpre: np.ndarray | None = None, base: np.ndarray | None = None,
              p: np.ndarray | None = None, cache_size: float = DEFAULT_CACHE_MB,
@@ -780,7 +787,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
         position, as in :func:`ktheory.svm.smo_solve`).
     C, tol, max_iter
         As :func:`ktheory.svm.smo_solve` (``max_iter`` already an int, ``sys.maxsize``
-        for no limit).
+        for no limit); ``C`` may also hold one bound per variable (``(l,)``, libsvm's
+        weighted ``C_i``).
     kparams : (gamma, coef0, degree)
     Kpre : ndarray of shape (n, n), optional
         The Gram matrix (``kind=4``).
@@ -812,7 +820,9 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     base = np.arange(l, dtype=np.int64) % n if base is None else np.ascontiguousarray(base, dtype=np.int64)
     svr = l != np.unique(base).shape[0]
     inv = 1.0 / scale
-    Cs = C * scale
+    # the bounds in the caller's order (for the certificate) and the solver's own copy,
+    # permuted with the other per-variable arrays by shrinking
+    Cs = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64) * scale, (l,)))
     X2, sq, kp, K2 = _kernel_arrays(kind, X, kparams, inv, Kpre)
     dg = (_diag(kind, X2, sq, kp, K2, n) if diag is None else np.asarray(diag)) * inv
     QD = np.ascontiguousarray(dg[base])
@@ -832,7 +842,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     elif kind != 4:                    # a private, writable copy (X may be read-only)
         X2 = np.array(X2, dtype=np.float64, order="C")
     prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set, X2,
-            sq)
+            sq, Cs.copy())
 
     n_keys = n if svr else l
     row_len = n if svr else l
@@ -852,7 +862,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     istate[_SVR] = int(svr)
     istate[_SHRINK] = int(bool(shrinking))
     istate[_CONSTD] = int(const_diag)
-    fstate = np.array([Cs, tol, np.inf])
+    fstate = np.array([float(Cs.max()) if l else 0.0, tol, np.inf])
     max_iter = min(int(max_iter), sys.maxsize)
 
     say = report if report is not None else print
@@ -867,7 +877,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float, tol: floa
     while True:
         stop = min(max_iter, istate[_IT] + chunk)
         t0 = time.perf_counter()
-        _solve(stop, max_iter, Cs, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident,
+        _solve(stop, max_iter, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident,
                istate, fstate, hist)
         if istate[_STATUS] != _RUNNING:
             break

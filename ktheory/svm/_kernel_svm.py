@@ -21,7 +21,9 @@
   the origin).
 
 It imports the solver layer (:mod:`ktheory.svm._core`, :mod:`ktheory.svm._smo`, and
-:mod:`ktheory.svm._fast` on first use); nothing in the solver layer imports it.
+:mod:`ktheory.svm._fast` on first use); nothing in the solver layer imports it. The module
+stays one file although it is long: it is one class, whose input, kernel and solver
+methods call one another; split across modules it would be read in pieces.
 """
 
 from __future__ import annotations
@@ -106,6 +108,9 @@ class KernelSVMBase(KTheoryEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # SVC and SVR take scipy.sparse X (densified, see _dense_from_sparse), except a
+        # precomputed Gram matrix
+        tags.input_tags.sparse = self._hard_margin_and_sequences and self.kernel != "precomputed"
         return tags
 
     # -- parameters -------------------------------------------------------------------
@@ -165,6 +170,31 @@ class KernelSVMBase(KTheoryEstimator):
         if not float(C) > 0.0:   # also NaN
             raise ValueError(f"C must be a finite number > 0 or inf (the hard margin), got {C!r}")
 
+    def _sample_bounds(self, factor: np.ndarray | None
+                       ) -> tuple[float | np.ndarray, np.ndarray | None]:
+        """libsvm's weighted bounds ``C_i = C * factor_i`` (``factor``: ``sample_weight``
+        times the class's ``class_weight``, or None for none) and the mask of the samples
+        that take part: those with ``factor_i > 0`` (None: all). As libsvm (and scikit-learn), a
+        sample with a zero or negative weight is left out of the problem. ``C`` is
+        returned as a float where every sample has it (no weights; ``C = inf``, whose box
+        no weight changes), so that the unweighted problem takes exactly its old steps.
+        Only the products matter: weights ``t w`` with ``C`` give the fit of ``w`` with
+        ``t C``."""
+        C = float(self.C)
+        if factor is None:
+            return C, None
+        keep = factor > 0.0
+        if np.isinf(C):
+            return C, keep
+        with np.errstate(over="ignore"):
+            Cw = np.where(keep, C * factor, 0.0)
+        if not np.all(np.isfinite(Cw)):
+            raise ValueError(
+                f"C * sample_weight (times class_weight) overflows float64 (C={C:g}, largest "
+                f"weight {float(factor.max()):.3g}); only the products matter, so scale the "
+                "weights or C down")
+        return Cw, keep
+
     # -- input ------------------------------------------------------------------------
     def _sequence_path(self, X: Any) -> bool:
         """Whether ``fit`` takes ``X`` as a sequence of arbitrary samples, passed to the
@@ -216,7 +246,17 @@ class KernelSVMBase(KTheoryEstimator):
         With a callable kernel an ``X`` that is not a 2-D numeric array (see
         :meth:`_sequence_path`) is taken as a sequence of samples: only its length is
         checked (against ``y``, validated as usual), no ``n_features_in_`` is set (as
-        scikit-learn), and the callable receives the samples unchanged."""
+        scikit-learn), and the callable receives the samples unchanged.
+
+        Sparse ``X`` (SVC and SVR; see :meth:`_dense_from_sparse`) is densified here and
+        fitted as the same dense array would be; ``support_vectors_`` is then CSR."""
+        self._sparse_ = False
+        if self._hard_margin_and_sequences and _is_sparse(X):
+            if self.kernel == "precomputed":
+                raise TypeError("Sparse precomputed kernels are not supported: pass the "
+                                "training Gram matrix as a dense array")
+            X = self._dense_from_sparse(X, "X")
+            self._sparse_ = True
         self._sequence_input_ = self._sequence_path(X)
         if self._sequence_input_:
             Xs = self._as_samples(X)
@@ -241,6 +281,42 @@ class KernelSVMBase(KTheoryEstimator):
             X = symmetrized(X, "X (precomputed Gram matrix)", in_dtype)
         return X, y
 
+    def _dense_from_sparse(self, X: Any, name: str) -> np.ndarray:
+        """A scipy.sparse ``X`` as a dense float64 array, within ``gram_limit_mb``.
+
+        The kernels here are evaluated on dense rows (the compiled solver's kernel rows, the
+        translation-invariant RBF from centred rows), so sparse input is densified: the fit
+        equals that of ``X.toarray()``. What the estimator keeps of it (the support
+        vectors) is stored sparse again. An ``X`` whose dense form exceeds
+        ``gram_limit_mb`` MiB is refused (sparse data of very high dimension, such as
+        bag-of-words text, is better served by a linear model or a precomputed kernel)."""
+        shape = getattr(X, "shape", None)
+        if shape is None or len(shape) != 2:
+            raise ValueError(f"sparse {name} must be 2-D (n_samples, n_features), got shape "
+                             f"{shape}")
+        need_mb = shape[0] * shape[1] * 8 / 2**20
+        if need_mb > float(self.gram_limit_mb):
+            raise ValueError(
+                f"sparse {name} of shape {shape} is densified for the kernel computations "
+                f"({need_mb:.0f} MiB as float64), more than gram_limit_mb={self.gram_limit_mb}; "
+                "raise gram_limit_mb if you have the memory, reduce the features, or pass a "
+                "precomputed kernel")
+        if np.dtype(X.dtype).kind == "c":
+            raise TypeError(f"{name} must be real; got a complex sparse matrix ({X.dtype})")
+        return np.asarray(X.toarray(), dtype=np.float64)
+
+    @property
+    def _gamma(self) -> float | None:
+        """scikit-learn's (private) name of the fitted kernel coefficient, ``_gamma_``
+        here; code written against ``sklearn.svm.SVC`` reads it."""
+        check_is_fitted(self, "dual_coef_")
+        return self._gamma_
+
+    def _support_dense(self) -> np.ndarray:
+        """``support_vectors_`` as a dense array (it is CSR after a sparse fit)."""
+        sv = self.support_vectors_
+        return sv.toarray() if _is_sparse(sv) else sv
+
     def _check_fitted(self) -> None:
         """scikit-learn's ``NotFittedError`` before ``fit``."""
         check_is_fitted(self, "dual_coef_")
@@ -251,6 +327,13 @@ class KernelSVMBase(KTheoryEstimator):
         if getattr(self, "_sequence_input_", False):
             check_is_fitted(self, "dual_coef_")
             return self._as_samples(X)
+        if self._hard_margin_and_sequences and _is_sparse(X):
+            check_is_fitted(self, "dual_coef_")
+            if not (getattr(self, "_sparse_", False) or callable(self.kernel)):
+                raise ValueError(
+                    f"cannot use sparse input in {type(self).__name__} trained on dense data "
+                    "(as scikit-learn); pass X.toarray(), or fit on sparse data")
+            X = self._dense_from_sparse(X, "X")
         try:
             X, _ = predict_data(self, X, fitted="dual_coef_")
         except ValueError as exc:
@@ -336,12 +419,13 @@ class KernelSVMBase(KTheoryEstimator):
         if self.kernel == "precomputed":
             return fn(X[:, self.support_])
         out = np.empty((X.shape[0], width) if width else X.shape[0])
-        step = max(1, _BLOCK_VALUES // max(1, self.support_vectors_.shape[0]))
+        sv = self._support_dense()
+        step = max(1, _BLOCK_VALUES // max(1, sv.shape[0]))
         if X.shape[0] <= step:       # one block: the test data as given
-            return fn(self._gram(X, self.support_vectors_, "test data"))
+            return fn(self._gram(X, sv, "test data"))
         for a in range(0, X.shape[0], step):
             b = min(X.shape[0], a + step)
-            out[a:b] = fn(self._gram(X[a:b], self.support_vectors_, "test data"))
+            out[a:b] = fn(self._gram(X[a:b], sv, "test data"))
         return out
 
     def _check_linear_coef(self) -> None:
@@ -360,7 +444,14 @@ class KernelSVMBase(KTheoryEstimator):
     def _set_support_vectors(self, X: np.ndarray, support: np.ndarray) -> None:
         """``support_vectors_`` (empty ``(0, 0)`` for a precomputed kernel, as scikit-learn)
         and ``shape_fit_``."""
-        self.support_vectors_ = np.empty((0, 0)) if self.kernel == "precomputed" else X[support]
+        if self.kernel == "precomputed":
+            self.support_vectors_ = np.empty((0, 0))
+        elif getattr(self, "_sparse_", False):   # as scikit-learn: CSR after a sparse fit
+            import scipy.sparse as sp
+
+            self.support_vectors_ = sp.csr_matrix(X[support])
+        else:
+            self.support_vectors_ = X[support]
         self.shape_fit_ = X.shape
 
     # -- the dual ---------------------------------------------------------------------
@@ -413,7 +504,7 @@ class KernelSVMBase(KTheoryEstimator):
         return K
 
     def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
-              C: float, tol: float, max_iter: int, p: np.ndarray | None = None,
+              C: float | np.ndarray, tol: float, max_iter: int, p: np.ndarray | None = None,
               diag: np.ndarray | None = None) -> SMOResult:
         """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
         (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
@@ -424,9 +515,13 @@ class KernelSVMBase(KTheoryEstimator):
         :mod:`ktheory.kernels` (which raises if its Gram matrix is not finite); a
         gradient that overflows is a ``ValueError``, as in :func:`~ktheory.svm.smo_solve`.
         ``diag``: the kernel's diagonal over all samples of ``X`` if the caller has it
-        (one-vs-one computes it once for all pairs).
+        (one-vs-one computes it once for all pairs). ``C``: one bound for all variables,
+        or one per *sample* of ``X`` (``(n_samples,)``, libsvm's weighted ``C_i``; each
+        variable takes its sample's bound).
         """
-        if np.isinf(C):
+        if np.ndim(C):
+            C = np.ascontiguousarray(np.asarray(C, dtype=np.float64)[base])
+        elif np.isinf(C):
             self._check_hard_margin(X, gram, base, y, p)
         fast = self._solver(X.shape[0])
         if fast is None:
@@ -544,7 +639,7 @@ class KernelSVMBase(KTheoryEstimator):
         return self._gram(X, None, "training data")
 
     def _dual_numpy(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray,
-                    y: np.ndarray, C: float, tol: float, max_iter: int,
+                    y: np.ndarray, C: float | np.ndarray, tol: float, max_iter: int,
                     p: np.ndarray | None = None) -> SMOResult:
         """:meth:`_dual` where numba is not installed: the same problem, stopping rule and
         intercept rule, by the iteration of the readable reference (numpy), on the Gram
@@ -564,6 +659,14 @@ class KernelSVMBase(KTheoryEstimator):
         else:
             K = np.ascontiguousarray(gram[np.ix_(idx, idx)], dtype=np.float64)
         return smo_on_gram(K, y, C, tol, max_iter, p, overwrite_K=True)
+
+
+def _is_sparse(X: Any) -> bool:
+    """Whether ``X`` is a scipy.sparse matrix or array (scipy imported only if loaded)."""
+    import sys
+
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(X)
 
 
 def _sample_list(A: Any) -> Any:

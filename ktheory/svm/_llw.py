@@ -107,6 +107,9 @@ is evaluated in units of ``C``, with no product of ``C`` and the kernel: primal
 hard margin and the direct solver is used (its variables stay bounded); where the
 limit is not reached by ``mu = 1e10``, ``fit`` solves directly up to ``MU_REFUSE`` and
 refuses beyond with a ``ValueError`` (rescale ``X`` or lower ``C``).
+
+The module stays one file although it is long: it is one estimator, and its direct fit,
+its certificate and its large-C limit share the same private helpers and state.
 """
 
 from __future__ import annotations

@@ -91,22 +91,28 @@ class OvOFit:
     alpha_: np.ndarray          # (k(k-1)/2, n_samples): pair p's alphas, 0 off its two classes
 
 
-def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: float,
-            max_iter: int) -> OvOFit:
+def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndarray, tol: float,
+            max_iter: int, keep: np.ndarray | None = None) -> OvOFit:
     """Train the ``k(k-1)/2`` pairwise SVMs of ``est`` (a :class:`ktheory.svm.SVC`
     whose kernel is set) on ``X`` with class codes ``cls`` in ``0..k-1``.
+
+    ``C``: one bound, or one per sample of ``X`` (libsvm's weighted ``C_i``); ``keep``:
+    the samples that take part (None: all; the others, of zero or negative weight, are
+    in no pair's problem and get ``alpha_ = 0``).
 
     Returns the learned attributes in scikit-learn's layout (see the module
     docstring). ``max_iter`` is the internal limit (``sys.maxsize`` for none);
     pairs that stop at it are reported in one :class:`ConvergenceWarning`.
     """
-    n = cls.shape[0]
-    perm = np.argsort(cls, kind="stable")               # libsvm's grouped order
-    counts = np.bincount(cls, minlength=k)
+    n_all = cls.shape[0]
+    kept = np.arange(n_all) if keep is None else np.flatnonzero(keep)
+    perm = kept[np.argsort(cls[kept], kind="stable")]   # libsvm's grouped order
+    n = perm.shape[0]
+    counts = np.bincount(cls[kept], minlength=k)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
     diag = None
-    fast = est._solver(n)
+    fast = est._solver(n_all)
     if gram is None and fast is not None:   # the kernel's diagonal, once for all pairs
         diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X,
                                 est._kernel_codes())
@@ -143,6 +149,8 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
     del gram
     if unconverged:
         warnings.warn(
+            f"Solver terminated early (max_iter={max_iter}).  Consider pre-processing your "
+            f"data with StandardScaler or MinMaxScaler. "
             f"SMO stopped at max_iter before reaching tol={tol:g} in {len(unconverged)} of the "
             f"{n_pairs} class pairs (maximal violations {', '.join(unconverged[:5])}"
             f"{', ...' if len(unconverged) > 5 else ''}); those solutions are not optimal to tol. "
@@ -162,7 +170,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float, tol: flo
         dual_coef[j - 1, on_i] = coef_sorted[p, sv_pos[on_i]]
         dual_coef[i, on_j] = coef_sorted[p, sv_pos[on_j]]
 
-    alpha = np.zeros((n_pairs, n))
+    alpha = np.zeros((n_pairs, n_all))
     alpha[:, perm] = np.abs(coef_sorted)
     return OvOFit(
         support_=perm[sv_pos].astype(np.int32),

@@ -209,7 +209,7 @@ def pairwise_coupling(r: Any, *, eps: float | None = None, max_iter: int | None 
 
 
 def cv_decision_values(est: Any, X: Any, gram: np.ndarray | None, idx: np.ndarray,
-                       y: np.ndarray, C: float, tol: float, max_iter: int,
+                       y: np.ndarray, C: float | np.ndarray, tol: float, max_iter: int,
                        rng: np.random.RandomState) -> np.ndarray:
     """Cross-validated decision values of one binary problem (libsvm's
     ``svm_binary_svc_probability`` before its ``sigmoid_train``).
@@ -219,7 +219,8 @@ def cv_decision_values(est: Any, X: Any, gram: np.ndarray | None, idx: np.ndarra
     training Gram matrix or None (see ``KernelSVMBase._training_gram``). The samples are
     permuted by ``rng`` and cut at ``i l / 5``; each fold's values come from the SVM
     trained (same ``C``, ``tol``, ``max_iter``) on the other folds, positive for
-    ``y = +1``. Returns the values in the order of ``idx``.
+    ``y = +1``; ``C`` is one bound or one per sample of ``X`` (the samples keep their
+    weights in every fold, as in libsvm). Returns the values in the order of ``idx``.
     """
     m = idx.shape[0]
     perm = rng.permutation(m)
@@ -255,19 +256,26 @@ def cv_decision_values(est: Any, X: Any, gram: np.ndarray | None, idx: np.ndarra
 
 
 def fit_sigmoids(est: Any, X: Any, cls: np.ndarray, k: int,
-                 rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
+                 rng: np.random.RandomState, C: float | np.ndarray | None = None,
+                 keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(probA_, probB_)`` of a :class:`ktheory.svm.SVC` whose kernel is set: for each
     pair ``(i, j)`` in libsvm's order, the sigmoid fitted (:func:`sigmoid_train`) on the
     cross-validated decision values (:func:`cv_decision_values`) of libsvm's binary
     problem, class ``i`` (``+1``) then class ``j`` (``-1``), each in input order; one
-    ``rng`` for all pairs, drawn in that order, as libsvm. ``cls``: class codes ``0..k-1``."""
+    ``rng`` for all pairs, drawn in that order, as libsvm. ``cls``: class codes ``0..k-1``;
+    ``C``: one bound or one per sample (default ``est.C``); ``keep``: the samples of
+    positive weight that take part (None: all)."""
     gram = est._training_gram(X)
-    C, tol, max_iter = float(est.C), float(est.tol), check_max_iter(est.max_iter)
+    tol, max_iter = float(est.tol), check_max_iter(est.max_iter)
+    if C is None:
+        C = float(est.C)
+    in_fit = np.ones(cls.shape[0], dtype=bool) if keep is None else keep
     pairs = class_pairs(k)
     probA = np.empty(len(pairs))
     probB = np.empty(len(pairs))
     for p, (i, j) in enumerate(pairs):
-        idx = np.concatenate([np.flatnonzero(cls == i), np.flatnonzero(cls == j)])
+        idx = np.concatenate([np.flatnonzero((cls == i) & in_fit),
+                              np.flatnonzero((cls == j) & in_fit)])
         y = np.where(cls[idx] == i, 1.0, -1.0)
         dec = cv_decision_values(est, X, gram, idx, y, C, tol, max_iter, rng)
         probA[p], probB[p] = sigmoid_train(dec, y)

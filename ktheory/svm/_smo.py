@@ -194,13 +194,14 @@ def smo_solve(
     return smo_on_gram(K, y, C, tol, max_iter, p)
 
 
-def smo_on_gram(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: int,
+def smo_on_gram(K: np.ndarray, y: np.ndarray, C: float | np.ndarray, eps: float, max_iter: int,
                 p: np.ndarray | None = None, *, overwrite_K: bool = False) -> SMOResult:
     """SMO on a validated float64 kernel matrix, held in the shifted form ``H = w - K``;
     ``y`` and ``p`` of length ``n`` or ``2n`` (see :func:`_smo_iterate`). The estimators'
     numpy path calls it with their checked Gram matrix; ``overwrite_K=True`` (a private
     C-contiguous float64 copy) builds ``H`` in its place instead of in a second ``n x n``
-    array."""
+    array. ``C``: one bound for every variable, or one per variable (libsvm's weighted
+    ``C_i``: ``sample_weight`` and ``class_weight``), of ``y``'s length."""
     scale = tiny_scale(K)
     if scale != 1.0:
         K = np.divide(K, scale, out=K if overwrite_K else None)
@@ -213,7 +214,7 @@ def smo_on_gram(K: np.ndarray, y: np.ndarray, C: float, eps: float, max_iter: in
     return _smo_core(H, y, QD, const_diag, C, eps, max_iter, scale, p=p)
 
 
-def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
+def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float | np.ndarray,
               eps: float, max_iter: int, scale: float = 1.0,
               p: np.ndarray | None = None) -> SMOResult:
     """SMO on ``H`` built from ``K / scale`` (see :func:`tiny_scale`); the result is
@@ -227,9 +228,13 @@ def _smo_core(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C:
                      n_iter=res.n_iter, gap=res.gap, converged=res.converged)
 
 
-def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool, C: float,
-                 eps: float, max_iter: int, p: np.ndarray | None = None) -> SMOResult:
-    """The SMO iteration, on ``1/2 a^T Q a + p^T a`` (``p = -e`` if None).
+def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
+                 C: float | np.ndarray, eps: float, max_iter: int,
+                 p: np.ndarray | None = None) -> SMOResult:
+    """The SMO iteration, on ``1/2 a^T Q a + p^T a`` (``p = -e`` if None), subject to
+    ``y^T a = 0`` and ``0 <= a_t <= C_t``: ``C`` one bound for all variables or one per
+    variable (libsvm's clipping with ``C_i`` and ``C_j``; equal bounds take exactly the
+    steps of a single ``C``).
 
     ``y`` has length ``n`` (``H`` is ``n x n``; classification, ``Q = (y y^T) * K``)
     or ``2n``: then variable ``s`` belongs to sample ``s mod n`` and
@@ -268,6 +273,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
     pos = y > 0
     yl = [1.0 if q else -1.0 for q in pos.tolist()]
     al = [0.0] * m
+    Cl = C.tolist() if np.ndim(C) else [float(C)] * m     # the bound of each variable
     # status: 0 = at lower bound, 1 = free, 2 = at upper bound (libsvm's alpha_status)
     st = [0] * m
     if p is None:
@@ -351,6 +357,8 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
         Gj = -yj * vj
         ai_old = ai = al[i]
         aj_old = aj = al[j]
+        Ci = Cl[i]
+        Cj = Cl[j]
         Hij = float(Hi[kj])
         quad = 2.0 * Hij if const_diag else 2.0 * (QDhl[i] + Hij)   # K_ii + K_jj - 2 K_ij
         if quad < TAU if const_diag else quad <= 0.0:
@@ -367,29 +375,29 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
             elif ai < 0:
                 ai = 0.0
                 aj = -diff
-            if diff > 0:  # C_i - C_j == 0
-                if ai > C:
-                    ai = C
-                    aj = C - diff
-            elif aj > C:
-                aj = C
-                ai = C + diff
+            if diff > Ci - Cj:
+                if ai > Ci:
+                    ai = Ci
+                    aj = Ci - diff
+            elif aj > Cj:
+                aj = Cj
+                ai = Cj + diff
         else:
             delta = (Gi - Gj) / quad
             s = ai + aj
             ai -= delta
             aj += delta
-            if s > C:
-                if ai > C:
-                    ai = C
-                    aj = s - C
+            if s > Ci:
+                if ai > Ci:
+                    ai = Ci
+                    aj = s - Ci
             elif aj < 0:
                 aj = 0.0
                 ai = s
-            if s > C:
-                if aj > C:
-                    aj = C
-                    ai = s - C
+            if s > Cj:
+                if aj > Cj:
+                    aj = Cj
+                    ai = s - Cj
             elif ai < 0:
                 ai = 0.0
                 aj = s
@@ -420,7 +428,7 @@ def _smo_iterate(H: np.ndarray, y: np.ndarray, QD: np.ndarray, const_diag: bool,
 
         # --- index sets: only i and j can change ----------------------------
         for t, at in ((i, ai), (j, aj)):
-            s_new = 2 if at >= C else (0 if at <= 0.0 else 1)
+            s_new = 2 if at >= Cl[t] else (0 if at <= 0.0 else 1)
             if s_new != st[t]:
                 st[t] = s_new
                 u = float(U[t])

@@ -2,21 +2,25 @@
 
 Two classes are one binary SVM solved by SMO; ``k >= 3`` classes are one-vs-one
 (:mod:`ktheory.svm._ovo`). The kernel set-up, the input checks and the dual solve are those
-of every SVM estimator (:class:`ktheory.svm._kernel_svm.KernelSVMBase`).
+of every SVM estimator (:class:`ktheory.svm._kernel_svm.KernelSVMBase`). The module stays
+one file although it is long: it is one class, and most of its length is the docstring
+that documents scikit-learn's parameters and attributes in one place.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.metaestimators import available_if
 
 from .._base import KTheoryClassifierMixin, atomic_fit
-from .._validation import check_bool, class_labels
+from .._validation import check_bool, check_sample_weight, class_labels
 from ._core import DEFAULT_CACHE_MB, DEFAULT_GRAM_LIMIT_MB, check_max_iter
 from ._kernel_svm import KernelSVMBase
 from ._ovo import fit_ovo, ovo_coef, ovo_decision, ovr_decision, vote_winner
@@ -233,8 +237,11 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     afterwards; the dual problem is invariant under ``y -> -y``, so this class
     does the same and reports scikit-learn's signs.
 
-    Input: dense arrays only (sparse matrices are refused with a message);
-    ``bool`` is read as 0/1, ``float32`` is converted to float64 (a
+    Input: dense arrays, or scipy.sparse matrices (CSR, CSC, LIL, ...; not for
+    ``kernel="precomputed"``), which are densified (within ``gram_limit_mb``): the fit is
+    that of ``X.toarray()``, ``support_vectors_`` is CSR, and a model fitted on dense data
+    refuses sparse input at prediction, as scikit-learn's; ``bool`` is read as 0/1,
+    ``float32`` is converted to float64 (a
     precomputed float32 Gram matrix is checked for symmetry to float32's
     rounding level); complex input is refused. With a *callable* kernel, an ``X`` that
     is not a 2-D numeric array (a list of strings, of graphs, of sequences of different
@@ -302,6 +309,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         probability: bool = False,
         tol: float = 1e-3,
         cache_size: float = DEFAULT_CACHE_MB,
+        class_weight: dict | str | None = None,
         verbose: bool = False,
         max_iter: int = -1,
         gram_limit_mb: float = DEFAULT_GRAM_LIMIT_MB,
@@ -319,6 +327,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.probability = probability
         self.tol = tol
         self.cache_size = cache_size
+        self.class_weight = class_weight
         self.verbose = verbose
         self.max_iter = max_iter
         self.gram_limit_mb = gram_limit_mb
@@ -333,6 +342,31 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self._check_smo_params()
         self._check_multiclass_params()
         check_bool(self.probability, "probability")
+        cw = self.class_weight
+        if not (cw is None or isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
+            raise (ValueError if isinstance(cw, str) else TypeError)(
+                f"class_weight must be None, 'balanced' or a dict mapping class labels to "
+                f"weights, got {type(cw).__name__} {cw!r}")
+
+    def _class_weights(self, classes: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``class_weight_``: one factor per class of ``classes`` (scikit-learn's
+        ``compute_class_weight``: ones for None; ``n / (k * count)`` for "balanced",
+        counted over all of ``y``; a dict's values, 1 for a class it omits), each a
+        finite number (zero and negative weights leave the class's samples out)."""
+        cw = self.class_weight
+        if cw is None:
+            return np.ones(classes.shape[0])
+        if isinstance(cw, dict):
+            for label, value in cw.items():
+                if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+                        np.isfinite(float(value))):
+                    raise ValueError(f"class_weight[{label!r}] must be a finite real number, "
+                                     f"got {value!r}")
+            missing = [label for label in cw if not np.any(classes == label)]
+            if missing:
+                raise ValueError(f"class_weight has labels {missing!r} that are not classes of "
+                                 f"y (classes {classes.tolist()!r})")
+        return np.asarray(compute_class_weight(cw, classes=classes, y=y), dtype=np.float64)
 
     def _check_multiclass_params(self) -> None:
         """``decision_function_shape`` and ``break_ties``, checked at fit and where used."""
@@ -352,7 +386,7 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
 
     # -- fit / predict -------------------------------------------------------
     @atomic_fit
-    def fit(self, X: Any, y: Any) -> "SVC":
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "SVC":
         """Fit the classifier by SMO.
 
         Parameters
@@ -362,6 +396,12 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
             ``(n_samples, n_samples)`` training Gram matrix.
         y : array_like of shape (n_samples,)
             Labels: two or more distinct values (``k >= 3``: one-vs-one).
+        sample_weight : array_like of shape (n_samples,) or float, optional
+            Per-sample factors of ``C``, as libsvm: sample ``i`` gets the box
+            ``0 <= alpha_i <= C * class_weight_[y_i] * sample_weight[i]``. A sample whose
+            factor is zero or negative is left out of the problem (scikit-learn's rule);
+            ``support_`` and ``alpha_`` still index the samples as given (0 for those left
+            out). Weights ``t w`` fit as weights ``w`` with ``C`` times ``t``.
 
         Returns
         -------
@@ -371,36 +411,47 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         Raises
         ------
         ValueError
-            For NaN/inf in ``X`` or ``y``, mismatched lengths, one class only,
+            For NaN/inf in ``X``, ``y`` or ``sample_weight``, mismatched lengths, one class
+            only (also: among the samples of positive weight, or no such sample),
             continuous (non-integer float) labels, a
             non-square or non-symmetric precomputed matrix, invalid parameters,
             a Gram matrix above ``gram_limit_mb``, or a Gram matrix that
             overflows (NaN or infinity).
         TypeError
-            For sparse, complex, string or ``None`` input and parameters of the
+            For a sparse precomputed matrix, complex, string or ``None`` input and
+            parameters of the
             wrong type.
         """
         self._check_params()
         rng = check_random_state(self.random_state)   # validated at every fit, as scikit-learn
         X, y = self._fit_input(X, y)
         n = X.shape[0]
+        sw = check_sample_weight(sample_weight, n)
         classes, cls = class_labels(y, estimator=type(self).__name__)
+        class_weight = self._class_weights(classes, y)
+        factor = None
+        if sw is not None or self.class_weight is not None:
+            factor = class_weight[cls] if sw is None else sw * class_weight[cls]
+        C, keep = self._sample_bounds(factor)
+        kept = np.arange(n) if keep is None else np.flatnonzero(keep)
+        self._check_kept_classes(classes, cls[kept])
         # libsvm's order: class 0 first, then class 1, each in input order
         # (svm_group_classes); reversed here so that numpy's first-index argmax
         # breaks ties as libsvm's last-index loops do.
-        perm = np.argsort(cls, kind="stable")
+        perm = kept[np.argsort(cls[kept], kind="stable")]
         order = perm[::-1].copy()
         y_int = np.where(cls[order] == 0, 1.0, -1.0)  # libsvm: +1 for classes_[0]
 
         self._set_kernel(X)
+        self.class_weight_ = class_weight
         if classes.shape[0] > 2:
-            self._fit_ovo(X, classes, cls)
-            self._fit_probability(X, cls, classes.shape[0], rng)
+            self._fit_ovo(X, classes, cls, C, keep)
+            self._fit_probability(X, cls, classes.shape[0], rng, C, keep)
             return self
-        res = self._dual(X, self._training_gram(X), order, y_int, float(self.C),
+        res = self._dual(X, self._training_gram(X), order, y_int, C,
                          float(self.tol), check_max_iter(self.max_iter))
 
-        alpha = np.empty(n)
+        alpha = np.zeros(n)
         alpha[order] = res.alpha
         sv_mask = alpha > 0
         sv0 = np.flatnonzero(sv_mask & (cls == 0))
@@ -419,14 +470,36 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         self.gap_ = float(res.gap)
         self.solver_stats_ = res.stats
         self._set_support_vectors(X, support)
-        self._fit_probability(X, cls, 2, rng)
+        self._fit_probability(X, cls, 2, rng, C, keep)
         return self
 
-    def _fit_probability(self, X: np.ndarray, cls: np.ndarray, k: int, rng: Any) -> None:
-        """``probA_``, ``probB_``: Platt's sigmoids (:func:`ktheory.svm._platt.fit_sigmoids`);
-        empty arrays with ``probability=False``, as scikit-learn."""
+    @staticmethod
+    def _check_kept_classes(classes: np.ndarray, kept_cls: np.ndarray) -> None:
+        """Every class must keep a sample of positive weight (scikit-learn's messages for
+        two classes)."""
+        if kept_cls.shape[0] == 0:
+            raise ValueError("Invalid input - all samples have zero or negative weights "
+                             "(sample_weight times class_weight); at least one sample of each "
+                             "class needs a positive weight")
+        present = np.bincount(kept_cls, minlength=classes.shape[0]) > 0
+        if np.count_nonzero(present) == 1:
+            raise ValueError("Invalid input - all samples with positive weights belong to the "
+                             f"same class ({classes[np.argmax(present)]!r}); a classifier needs "
+                             "two classes")
+        if not np.all(present):
+            raise ValueError(
+                f"classes {classes[~present].tolist()!r} have no sample of positive weight "
+                "(sample_weight times class_weight); give them positive weights or remove them "
+                "from y")
+
+    def _fit_probability(self, X: np.ndarray, cls: np.ndarray, k: int, rng: Any,
+                         C: float | np.ndarray, keep: np.ndarray | None) -> None:
+        """``probA_``, ``probB_``: Platt's sigmoids (:func:`ktheory.svm._platt.fit_sigmoids`)
+        on the samples ``keep`` with bounds ``C`` (as :meth:`_sample_bounds`); empty arrays
+        with ``probability=False``, as scikit-learn."""
         empty = (np.empty(0), np.empty(0))
-        self.probA_, self.probB_ = fit_sigmoids(self, X, cls, k, rng) if self.probability else empty
+        self.probA_, self.probB_ = (fit_sigmoids(self, X, cls, k, rng, C, keep)
+                                    if self.probability else empty)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Signed decision values ``f(x) = sum_i dual_coef_i k(sv_i, x) + intercept``.
@@ -451,10 +524,10 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         NotFittedError
             If called before :meth:`fit`.
         ValueError
-            For NaN/inf, a wrong number of columns, or kernel values that
-            overflow.
+            For NaN/inf, a wrong number of columns, kernel values that overflow, or
+            sparse input to a model fitted on dense data.
         TypeError
-            For sparse, complex or non-numeric input.
+            For complex or non-numeric input.
         """
         X = self._test_input(X)
         if self.classes_.shape[0] > 2:
@@ -575,15 +648,16 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         """
         self._check_linear_coef()
         if self.classes_.shape[0] > 2:
-            coef = ovo_coef(self.dual_coef_, self.n_support_, self.support_vectors_)
+            coef = ovo_coef(self.dual_coef_, self.n_support_, self._support_dense())
         else:
-            coef = self.dual_coef_ @ self.support_vectors_
+            coef = self.dual_coef_ @ self._support_dense()
         return self._read_only(coef)
 
     # -- one-vs-one (k >= 3 classes; the machinery is in ktheory.svm._ovo) ---------
-    def _fit_ovo(self, X: np.ndarray, classes: np.ndarray, cls: np.ndarray) -> "SVC":
-        res = fit_ovo(self, X, cls, classes.shape[0], float(self.C), float(self.tol),
-                      check_max_iter(self.max_iter))
+    def _fit_ovo(self, X: np.ndarray, classes: np.ndarray, cls: np.ndarray,
+                 C: float | np.ndarray, keep: np.ndarray | None) -> "SVC":
+        res = fit_ovo(self, X, cls, classes.shape[0], C, float(self.tol),
+                      check_max_iter(self.max_iter), keep)
         for name, value in vars(res).items():
             setattr(self, name, value)
         self.classes_ = classes

@@ -45,7 +45,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 
 from .._base import atomic_fit
-from .._validation import real_target, score_target
+from .._validation import check_sample_weight, real_target, score_target
 from ._core import DEFAULT_CACHE_MB, DEFAULT_GRAM_LIMIT_MB, check_max_iter
 from ._kernel_svm import KernelSVMBase
 
@@ -242,7 +242,7 @@ class SVR(RegressorMixin, KernelSVMBase):
 
     # -- fit / predict -------------------------------------------------------
     @atomic_fit
-    def fit(self, X: Any, y: Any) -> "SVR":
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "SVR":
         """Fit the regression function by SMO on the ``2n`` dual.
 
         Parameters
@@ -252,6 +252,11 @@ class SVR(RegressorMixin, KernelSVMBase):
             ``(n_samples, n_samples)`` training Gram matrix.
         y : array_like of shape (n_samples,)
             Real targets (finite). A constant target is valid.
+        sample_weight : array_like of shape (n_samples,) or float, optional
+            Per-sample factors of ``C``, as libsvm: both multipliers of sample ``i`` get
+            the box ``[0, C * sample_weight[i]]``. A sample of zero or negative weight is
+            left out of the problem (scikit-learn's rule); ``support_``, ``alpha_`` and
+            ``alpha_star_`` still index the samples as given.
 
         Returns
         -------
@@ -261,52 +266,61 @@ class SVR(RegressorMixin, KernelSVMBase):
         Raises
         ------
         ValueError
-            For NaN/inf in ``X`` or ``y``, mismatched lengths, a ``y`` that is
-            not 1-D, a non-square or non-symmetric precomputed matrix, invalid
-            parameters (``C <= 0``, ``epsilon < 0``, ...), a Gram matrix above
-            ``gram_limit_mb``, or a Gram matrix that overflows.
+            For NaN/inf in ``X``, ``y`` or ``sample_weight``, mismatched lengths, no
+            sample of positive weight, a ``y`` that is not 1-D, a non-square or
+            non-symmetric precomputed matrix, invalid parameters (``C <= 0``,
+            ``epsilon < 0``, ...), a Gram matrix above ``gram_limit_mb``, or a Gram matrix
+            that overflows.
         TypeError
-            For sparse, complex, string or ``None`` input and parameters of
-            the wrong type.
+            For a sparse precomputed matrix, complex, string or ``None`` input and
+            parameters of the wrong type.
         """
         self._check_params()
         X, z = self._fit_input(X, y, y_numeric=True)
         z = real_target(z, estimator=type(self).__name__)
         n = X.shape[0]
+        sw = check_sample_weight(sample_weight, n)
+        Cb, keep = self._sample_bounds(sw)
+        kept = np.arange(n) if keep is None else np.flatnonzero(keep)
+        if kept.shape[0] == 0:
+            raise ValueError("Invalid input - all samples have zero or negative weights; at "
+                             "least one sample needs a positive sample_weight")
 
         # libsvm's 2n variables are (alpha*_0..alpha*_{n-1}, alpha_0..alpha_{n-1}) with
         # labels (+1.., -1..); here they go in reversed order (the samples reversed,
         # the -1 half first), so that numpy's first-index ties are libsvm's last-index ties.
-        order = np.arange(n)[::-1].copy()
+        order = kept[::-1].copy()
+        m = order.shape[0]
         self._set_kernel(X)
-        eps, C = float(self.epsilon), float(self.C)
+        eps = float(self.epsilon)
+        zk = z[kept]
         # The dual is homogeneous: (z, eps, C, tol) -> (z, eps, C, tol) / t divides alpha and
         # b by t and the objective by t**2. Problems whose scale t = max(|z|, eps) is beyond
         # 1e+-100 are solved so scaled (the products b_it**2 of the working-set selection
         # would overflow or underflow); all others exactly as libsvm.
-        t = max(float(np.max(np.abs(z))), eps)
+        t = max(float(np.max(np.abs(zk))), eps)
         if not (t > _LARGE_TARGET or 0.0 < t < 1.0 / _LARGE_TARGET):
             t = 1.0
         zr = z[order] / t
-        y2 = np.concatenate([-np.ones(n), np.ones(n)])
+        y2 = np.concatenate([-np.ones(m), np.ones(m)])
         p = np.concatenate([eps / t + zr, eps / t - zr])
         # tol is absolute (libsvm), but no solver resolves a violation below the rounding of
         # targets of size max(|z|, eps): it is raised to TOL_FLOOR times that size
-        scale = max(float(np.max(np.abs(z))), eps)
+        scale = max(float(np.max(np.abs(zk))), eps)
         tol = max(float(self.tol), TOL_FLOOR * scale)
-        res = self._dual(X, self._training_gram(X), np.concatenate([order, order]), y2, C / t,
+        res = self._dual(X, self._training_gram(X), np.concatenate([order, order]), y2, Cb / t,
                          tol / t, check_max_iter(self.max_iter), p=p)
 
-        alpha = np.empty(n)
-        alpha_star = np.empty(n)
-        alpha[order] = res.alpha[:n] * t
-        alpha_star[order] = res.alpha[n:] * t
+        alpha = np.zeros(n)
+        alpha_star = np.zeros(n)
+        alpha[order] = res.alpha[:m] * t
+        alpha_star[order] = res.alpha[m:] * t
         coef = alpha_star - alpha
         intercept = float(res.intercept) * t
         if not np.any(coef):
             # no support vector: libsvm's midpoint (max(z - eps) + min(z + eps)) / 2, written
             # without eps (equal in exact arithmetic; no cancellation when eps >> |z|)
-            intercept = 0.5 * float(z.max()) + 0.5 * float(z.min())
+            intercept = 0.5 * float(zk.max()) + 0.5 * float(zk.min())
         support = np.flatnonzero(coef != 0.0).astype(np.int32)
 
         self.alpha_ = alpha
@@ -342,10 +356,10 @@ class SVR(RegressorMixin, KernelSVMBase):
         NotFittedError
             If called before :meth:`fit`.
         ValueError
-            For NaN/inf, a wrong number of columns, or kernel values that
-            overflow.
+            For NaN/inf, a wrong number of columns, kernel values that overflow, or
+            sparse input to a model fitted on dense data.
         TypeError
-            For sparse, complex or non-numeric input.
+            For complex or non-numeric input.
         """
         X = self._test_input(X)
         coef = self.dual_coef_[0]
@@ -368,7 +382,7 @@ class SVR(RegressorMixin, KernelSVMBase):
             linear kernel"``, as scikit-learn), and (``NotFittedError``) before ``fit``.
         """
         self._check_linear_coef()
-        return self._read_only(self.dual_coef_ @ self.support_vectors_)
+        return self._read_only(self.dual_coef_ @ self._support_dense())
 
     def score(self, X: Any, y: Any) -> float:
         """Coefficient of determination ``R^2 = 1 - SS_res / SS_tot`` of :meth:`predict`.
