@@ -1,16 +1,45 @@
 """Kernel alignment: KTA, centering, CKA, HSIC and alignment-based kernel learning.
 
 This module accompanies Chapter 12 of *Kernel Theory*. Every function takes
-Gram (kernel) matrices as NumPy arrays, except ``linear_cka``, which works
+Gram (kernel) matrices (NumPy arrays, or arrays of other libraries: see below), except ``linear_cka``, which works
 directly with feature matrices and never forms an ``n x n`` matrix,
 ``minibatch_cka``, which takes feature matrices and forms only
 ``batch_size x batch_size`` Gram matrices, ``minibatch_cka_batches``, the
 same from a stream of ``(X_i, Y_i)`` batches, and ``kta_deviation_bound``,
 which takes a sample size and a probability.
 
-The module stays one file although it is long (about 1100 lines): it is Chapter 12's
+The module stays one file although it is long (about 1600 lines): it is Chapter 12's
 toolbox, and its measures (KTA, CKA, HSIC), the kernel-learning weights and the tests all
-share the same centring, norms and degenerate-input rules written once at its top.
+share the same centring, norms and degenerate-input rules written once at its top; the
+array-API versions of the measures sit at its end, beside the numpy ones they mirror.
+
+Arrays of other libraries
+-------------------------
+``center_kernel``, ``kta``, ``cka``, ``linear_cka``, ``hsic`` (biased and unbiased),
+``minibatch_cka`` and ``minibatch_cka_batches`` accept any array that ``array-api-compat``
+supports (array-api-strict, Dask, torch, JAX, CuPy) and compute in that array's namespace,
+on its device and in its floating dtype (float32 stays float32; integers become the
+device's default float); only the scalar result crosses to the host, as a Python float
+(``center_kernel`` returns an array of the input's namespace and device). The validation
+is the same (NaN/inf, shapes, symmetry, the argument named in the error), done on the
+device: non-finite values are found through ``max``/``min`` (NaN propagates), the
+symmetry on row panels. NumPy input (and lists) takes the numpy code as before, in
+float64. Arrays of two libraries (numpy included) or two devices are refused. On a Dask
+array ``linear_cka`` is a graph over row chunks (two passes: column statistics, then
+the centred ``d x d`` cross-products summed over chunks), so rows that do not fit in
+memory are fine; the other functions build Dask graphs of their ``n x n`` operations.
+
+float32
+-------
+On float32 input of another library than numpy the functions compute in float32 and
+centre before any cross-product: the column means are summed pairwise (error
+``log2(n) eps`` rather than the ``n eps`` of a sequential sum), subtracted (exactly, when
+the offset dominates), and the small remaining mean of the shifted block is removed from
+the products (a correction of rounding size, not the catastrophic ``X^T X - n m m^T``).
+``linear_cka`` then agrees with float64 on the same data to ``1e-5`` for ``n`` up to
+``10**6`` rows and feature means ``10**4`` times their standard deviation (tested). Gram
+matrices are centred by columns, then rows, then columns again; a float32 Gram matrix
+carries the rounding of its own entries, which no centring undoes.
 
 Conventions
 -----------
@@ -51,12 +80,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import itertools
 import math
 
 import numpy as np
 from scipy.linalg.blas import dsyrk
 from scipy.optimize import nnls
 
+from . import _xp
+from ._xp import as_float, block_sum, check_shape, colsum, host_floats, realize, scale_pow2, to_namespace
 from ._validation import (
     check_array,
     check_positive,
@@ -229,6 +261,9 @@ def center_kernel(K: Any) -> np.ndarray:
            [0., 0., 0.],
            [0., 0., 0.]])
     """
+    xp = _xp.namespace((K,), ("K",))
+    if xp is not None:
+        return _xp_center_kernel(xp, K)
     A, c = _unit(check_square_matrix(K, "K"))
     Kc = _center(A)
     if c != 1.0:
@@ -269,6 +304,9 @@ def kta(K1: Any, K2: Any) -> float:
     >>> round(kta(np.outer(y, y), np.outer(y, y)), 12)
     1.0
     """
+    xp = _xp.namespace((K1, K2), ("K1", "K2"))
+    if xp is not None:
+        return _xp_kta(xp, K1, K2)
     A, _ = _unit(_kernel_matrix(K1, "K1"))
     B, _ = _unit(_kernel_matrix(K2, "K2"))
     _same_size(A, B, ("K1", "K2"))
@@ -316,6 +354,9 @@ def cka(K1: Any, K2: Any) -> float:
     >>> round(cka(K, 3.0 * K + 5.0), 12)   # invariant to scaling and constant offsets
     1.0
     """
+    xp = _xp.namespace((K1, K2), ("K1", "K2"))
+    if xp is not None:
+        return _xp_cka(xp, K1, K2)
     A, _ = _unit(_kernel_matrix(K1, "K1", min_n=2))
     B, _ = _unit(_kernel_matrix(K2, "K2", min_n=2))
     _same_size(A, B, ("K1", "K2"))
@@ -361,6 +402,9 @@ def linear_cka(X: Any, Y: Any) -> float:
     >>> round(linear_cka(X, 2.5 * X @ Q), 12)
     1.0
     """
+    xp = _xp.namespace((X, Y), ("X", "Y"))
+    if xp is not None:
+        return _xp_linear_cka(xp, X, Y)
     Xa, Ya = _paired_samples(X, Y)
     n = Xa.shape[0]
     if n < 2:
@@ -426,6 +470,9 @@ def hsic(K: Any, L: Any, unbiased: bool = False) -> float:
     """
     if not isinstance(unbiased, (bool, np.bool_)):
         raise TypeError(f"unbiased must be a bool, got {type(unbiased).__name__} {unbiased!r}")
+    xp = _xp.namespace((K, L), ("K", "L"))
+    if xp is not None:
+        return _xp_hsic(xp, K, L, bool(unbiased))
     min_n = 4 if unbiased else 2
     A, ca = _unit(_kernel_matrix(K, "K"))  # HSIC is bilinear: compute at unit scale, put ca * cb back
     B, cb = _unit(_kernel_matrix(L, "L"))
@@ -867,6 +914,9 @@ def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> 
     >>> round(minibatch_cka(X, 2.0 * X, batch_size=50, random_state=0), 12)
     1.0
     """
+    xp = _xp.namespace((X, Y), ("X", "Y"))
+    if xp is not None:
+        return _xp_minibatch_cka(xp, X, Y, batch_size, random_state)
     Xa, Ya = _paired_samples(X, Y)
     n = Xa.shape[0]
     b = _check_int(batch_size, "batch_size", 4)
@@ -961,6 +1011,9 @@ def _checked_batches(batches: Any):
         raise ValueError("batches is empty: at least one (X_i, Y_i) pair is needed")
 
 
+_NO_BATCH = object()
+
+
 def minibatch_cka_batches(batches: Any) -> float:
     """Minibatch CKA from a stream of batches, holding one batch in memory at a time.
 
@@ -1019,7 +1072,24 @@ def minibatch_cka_batches(batches: Any) -> float:
     >>> bool(np.isclose(minibatch_cka_batches([(X, Y)]), minibatch_cka(X, Y, 200)))
     True
     """
-    return _minibatch_ratio(_checked_batches(batches), scale=None)
+    if (isinstance(batches, (str, bytes, np.ndarray)) or not hasattr(batches, "__iter__")
+            or _xp._is_foreign(batches, "batches")):
+        raise TypeError(
+            f"batches must be an iterable of (X_i, Y_i) pairs of 2-D arrays (a list or a "
+            f"generator), got {type(batches).__name__}"
+        )
+    it = iter(batches)
+    first = next(it, _NO_BATCH)
+    if first is _NO_BATCH:
+        raise ValueError("batches is empty: at least one (X_i, Y_i) pair is needed")
+    stream = itertools.chain([first], it)
+    xp = None
+    if not isinstance(first, (str, bytes)) and hasattr(first, "__len__") and len(first) == 2:
+        xp = _xp.namespace(first, ("X_0 (batch 0)", "Y_0 (batch 0)"))
+    if xp is None:
+        return _minibatch_ratio(_checked_batches(stream), scale=None)
+    flags: list = []
+    return _xp_minibatch_ratio(xp, _xp_checked_batches(xp, stream, flags), None, flags)
 
 
 class HSICTestResult(NamedTuple):
@@ -1131,3 +1201,409 @@ def hsic_permutation_test(
     if ca != 1.0 or cb != 1.0:  # extreme scales: put the exact power-of-two scale back
         null = np.array([_rescale_back(float(v), ca, cb) for v in null])
     return HSICTestResult(stat_out, float(pvalue), null)
+
+
+# ---------------------------------------------------------------------------
+# the array-API path: arrays of other libraries than numpy (issue 32)
+# ---------------------------------------------------------------------------
+# Everything below computes in the input's namespace, on its device and in its floating
+# dtype (float32 stays float32); only scalars cross to the host, through _xp.host_floats.
+
+
+def _xp_eps(xp: Any, A: Any) -> float:
+    return float(xp.finfo(A.dtype).eps)
+
+
+def _xp_safe_exp(xp: Any, A: Any) -> int:
+    """Exponent range within which a Gram matrix is used unscaled (float64: 300, as numpy; float32: 24)."""
+    return _SAFE_EXP if xp.finfo(A.dtype).bits >= 64 else 24
+
+
+def _xp_prescale_range(xp: Any, A: Any) -> tuple[int, int]:
+    """Exponents of ``max|X|`` for which a feature matrix is summed unscaled (no overflow of
+    ``n`` summed values, no subnormal sums): float32 ``[-86, 88]``, float64 ``[-982, 984]``."""
+    fi = xp.finfo(A.dtype)
+    emax = _xp.exponent(float(fi.max)) + 1
+    emin = _xp.exponent(float(fi.smallest_normal))
+    return emin + 40, emax - 40
+
+
+def _xp_array(xp: Any, A: Any, name: str, like: Any) -> Any:
+    return as_float(xp, to_namespace(xp, A, like, name), name)
+
+
+def _xp_extrema(xp: Any, A: Any, name: str) -> float:
+    """``max|A|`` as a host float, raising the NaN/inf ``ValueError`` naming ``A``.
+
+    NaN and infinities propagate into ``max``/``min`` (array API standard), so the
+    finiteness check costs no pass of its own.
+    """
+    hi, lo = host_floats(xp, xp.max(A), xp.min(A))
+    if not (math.isfinite(hi) and math.isfinite(lo)):
+        _xp.raise_non_finite(xp, A, name)
+    return max(hi, -lo)
+
+
+def _xp_unit_exp(xp: Any, A: Any, m: float) -> int:
+    """``-e`` with ``2**e`` the power of two of ``max|A| = m`` when it is outside the safe range, else 0."""
+    e = _xp.exponent(m)
+    return -e if abs(e) > _xp_safe_exp(xp, A) else 0
+
+
+def _xp_gram(xp: Any, K: Any, name: str, like: Any, *, symmetric: bool = True, min_n: int = 1) -> tuple[Any, float]:
+    """Validate a square (symmetric) finite kernel matrix of ``xp``: ``(K, max|K|)``.
+
+    Symmetry: ``max|K - K.T| <= symmetry_rtol(dtype) max|K|`` evaluated on row panels of about
+    2**24 values (no ``n x n`` temporary), on the device; one synchronisation for the three scalars.
+    """
+    A = _xp_array(xp, K, name, like)
+    shape = check_shape(A, name)
+    if shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {shape}")
+    n = shape[0]
+    if n < min_n:
+        raise ValueError(f"{name} must have at least {min_n} rows and columns; got shape {shape}")
+    scalars = [xp.max(A), xp.min(A)]
+    if symmetric and n > 1:
+        panel = max(1, (1 << 24) // n)
+        parts = [xp.max(xp.abs(A[i : min(i + panel, n), i:] - xp.matrix_transpose(A[i:, i : min(i + panel, n)])))
+                 for i in range(0, n, panel)]
+        scalars.append(xp.max(xp.stack(parts)) if len(parts) > 1 else parts[0])
+    vals = host_floats(xp, *scalars)
+    hi, lo = vals[0], vals[1]
+    if not (math.isfinite(hi) and math.isfinite(lo)):
+        _xp.raise_non_finite(xp, A, name)
+    scale = max(hi, -lo)
+    if symmetric and n > 1:
+        rtol = max(1e-10, 100.0 * _xp_eps(xp, A))
+        if vals[2] > rtol * max(scale, 1e-300):
+            raise ValueError(
+                f"{name} must be symmetric; max |{name} - {name}.T| = {vals[2]:.3g} "
+                f"exceeds {rtol:g} times max |{name}| = {scale:.3g}"
+            )
+    return A, scale
+
+
+def _xp_center(xp: Any, A: Any) -> Any:
+    """``H A H`` in ``A``'s namespace: columns first (``R = A - 1 c^T`` is exact when the
+    offset dominates), then the rows of ``R``; in low precision the columns once more, which
+    removes the rounding of the first column means (a rank-one error otherwise)."""
+    n = int(A.shape[0])
+    R = A - colsum(xp, A) / n
+    Kc = R - xp.expand_dims(xp.sum(R, axis=1) / n, axis=1)
+    if _xp_eps(xp, A) > 1e-10:
+        Kc = Kc - colsum(xp, Kc) / n
+    return Kc
+
+
+def _xp_center_kernel(xp: Any, K: Any) -> Any:
+    A, m = _xp_gram(xp, K, "K", K, symmetric=False)
+    e = _xp_unit_exp(xp, A, m)
+    Kc = _xp_center(xp, scale_pow2(A, e) if e else A)
+    if e:
+        Kc = scale_pow2(Kc, -e)
+        hi, lo = host_floats(xp, xp.max(Kc), xp.min(Kc))
+        if not (math.isfinite(hi) and math.isfinite(lo)):
+            raise ValueError(f"K is too large: its centered entries overflow {Kc.dtype}")
+    return Kc
+
+
+def _xp_pair(xp: Any, K1: Any, K2: Any, names: tuple[str, str], min_n: int) -> tuple[Any, int, Any, int]:
+    A, ma = _xp_gram(xp, K1, names[0], K1 if _xp._is_foreign(K1, names[0]) else K2, min_n=min_n)
+    B, mb = _xp_gram(xp, K2, names[1], A, min_n=min_n)
+    if tuple(A.shape) != tuple(B.shape):
+        raise ValueError(
+            f"{names[0]} and {names[1]} must be Gram matrices of the same sample, i.e. of the same "
+            f"shape; got {names[0]}.shape={tuple(A.shape)} and {names[1]}.shape={tuple(B.shape)}"
+        )
+    if A.dtype != B.dtype:
+        dt = xp.result_type(A.dtype, B.dtype)
+        A, B = xp.astype(A, dt), xp.astype(B, dt)
+    ea, eb = _xp_unit_exp(xp, A, ma), _xp_unit_exp(xp, B, mb)
+    A = scale_pow2(A, ea) if ea else A
+    B = scale_pow2(B, eb) if eb else B
+    return A, ea, B, eb
+
+
+def _xp_kta(xp: Any, K1: Any, K2: Any) -> float:
+    A, _, B, _ = _xp_pair(xp, K1, K2, ("K1", "K2"), 1)
+    aa, bb, ab, ma, mb = host_floats(
+        xp, xp.sum(A * A), xp.sum(B * B), xp.sum(A * B), xp.max(xp.abs(A)), xp.max(xp.abs(B)))
+    na, nb = math.sqrt(aa), math.sqrt(bb)
+    _check_nonzero(na, ma, 1.0, "K1", "a", _xp_eps(xp, A))
+    _check_nonzero(nb, mb, 1.0, "K2", "a", _xp_eps(xp, B))
+    return _cosine(ab, na, nb)
+
+
+def _xp_cka(xp: Any, K1: Any, K2: Any) -> float:
+    A, _, B, _ = _xp_pair(xp, K1, K2, ("K1", "K2"), 2)
+    Ac, Bc = _xp_center(xp, A), _xp_center(xp, B)
+    aa, bb, ab, ma, mb = host_floats(
+        xp, xp.sum(Ac * Ac), xp.sum(Bc * Bc), xp.sum(Ac * Bc), xp.max(xp.abs(A)), xp.max(xp.abs(B)))
+    na, nb = math.sqrt(aa), math.sqrt(bb)
+    n = int(A.shape[0])
+    _check_nonzero(na, ma, n, "K1", "a centered", _xp_eps(xp, A))
+    _check_nonzero(nb, mb, n, "K2", "a centered", _xp_eps(xp, B))
+    return _cosine(ab, na, nb)
+
+
+def _xp_hsic_u(xp: Any, A: Any, B: Any) -> Any:
+    """Unbiased HSIC of symmetric ``(n, n)`` arrays of ``xp``, ``n >= 4``, as a 0-d array (no sync)."""
+    n = int(A.shape[0])
+    off = 1.0 - xp.eye(n, dtype=A.dtype, device=_xp.device_of(A))
+    At, Bt = A * off, B * off
+    ra, rb = xp.sum(At, axis=1), xp.sum(Bt, axis=1)
+    term1 = xp.sum(At * Bt)
+    term2 = xp.sum(ra) * xp.sum(rb) / ((n - 1) * (n - 2))
+    term3 = 2.0 * xp.sum(ra * rb) / (n - 2)
+    return (term1 + term2 - term3) / (n * (n - 3))
+
+
+def _xp_hsic(xp: Any, K: Any, L: Any, unbiased: bool) -> float:
+    min_n = 4 if unbiased else 2
+    A = _xp_array(xp, K, "K", K if _xp._is_foreign(K, "K") else L)
+    B = _xp_array(xp, L, "L", A)
+    A, ea, B, eb = _xp_pair(xp, A, B, ("K", "L"), 1)
+    n = int(A.shape[0])
+    if n < min_n:
+        kind = "unbiased" if unbiased else "biased"
+        raise ValueError(f"the {kind} HSIC estimator needs n >= {min_n} samples; got n = {n}")
+    if unbiased:
+        val = _xp_hsic_u(xp, A, B)
+    else:
+        # tr(K H L H) = <H K H, L>_F = <H K H, H L H>_F; in low precision centre L as well,
+        # so that its offset does not cancel in the sum
+        Bc = _xp_center(xp, B) if _xp_eps(xp, B) > 1e-10 else B
+        val = xp.sum(_xp_center(xp, A) * Bc) / ((n - 1) ** 2)
+    (v,) = host_floats(xp, val)
+    return _rescale_back(v, math.ldexp(1.0, -ea), math.ldexp(1.0, -eb))
+
+
+def _xp_features(xp: Any, X: Any, Y: Any) -> tuple[Any, Any]:
+    """Two real floating 2-D arrays of ``xp`` with the same rows (shapes checked, values not)."""
+    Xa = _xp_array(xp, X, "X", X if _xp._is_foreign(X, "X") else Y)
+    Ya = _xp_array(xp, Y, "Y", Xa)
+    sx, sy = check_shape(Xa, "X"), check_shape(Ya, "Y")
+    if sx[0] != sy[0]:
+        raise ValueError(
+            f"X and Y must describe the same samples (same number of rows); "
+            f"got X.shape={sx} and Y.shape={sy}"
+        )
+    if Xa.dtype != Ya.dtype:
+        dt = xp.result_type(Xa.dtype, Ya.dtype)
+        Xa, Ya = xp.astype(Xa, dt), xp.astype(Ya, dt)
+    return Xa, Ya
+
+
+def _xp_concat(xp: Any, parts: list) -> Any:
+    return xp.concat([xp.reshape(p, (-1,)) for p in parts])
+
+
+def _xp_linear_cka(xp: Any, X: Any, Y: Any) -> float:
+    """linear_cka in ``X``'s namespace: two passes over the rows, in row blocks.
+
+    Pass 1: column sums (pairwise), column maxima and minima (which also detect NaN/inf).
+    Pass 2: the shifted blocks ``Xs = X - m1`` (exact subtraction when the offset dominates),
+    their column sums and the products ``Xs^T Xs``, ``Ys^T Ys``, ``Xs^T Ys`` summed over
+    blocks; then the centred products ``Xs^T Ys - (1^T Xs)^T (1^T Ys) / n``, a correction of
+    rounding size only, since ``m1`` is the mean up to ``log2(n) eps``. Everything is scaled
+    by exact powers of two so that ``max|Xs| ~ 1`` (no overflow, no underflow).
+    """
+    Xa, Ya = _xp_features(xp, X, Y)
+    n, d1 = (int(s) for s in Xa.shape)
+    d2 = int(Ya.shape[1])
+    if n < 2:
+        raise ValueError(f"X and Y need at least 2 samples; got {n}")
+    lo_e, hi_e = _xp_prescale_range(xp, Xa)
+
+    def pass1(ex: int, ey: int) -> Any:
+        def f(xb: Any, yb: Any) -> Any:
+            bx = _xp._compat().array_namespace(xb)
+            return _xp_concat(bx, [colsum(bx, scale_pow2(xb, ex)), colsum(bx, scale_pow2(yb, ey))])
+
+        return block_sum(xp, f, [Xa, Ya], [], d1 + d2, Xa.dtype)
+
+    s1 = pass1(0, 0)
+    cmx, cnx, cmy, cny = xp.max(Xa, axis=0), xp.min(Xa, axis=0), xp.max(Ya, axis=0), xp.min(Ya, axis=0)
+    s1, cmx, cnx, cmy, cny = realize(xp, s1, cmx, cnx, cmy, cny)
+    hx, lx, hy, ly = host_floats(xp, xp.max(cmx), xp.min(cnx), xp.max(cmy), xp.min(cny))
+    if not (math.isfinite(hx) and math.isfinite(lx)):
+        _xp.raise_non_finite(xp, Xa, "X")
+    if not (math.isfinite(hy) and math.isfinite(ly)):
+        _xp.raise_non_finite(xp, Ya, "Y")
+    mx, my = max(hx, -lx), max(hy, -ly)
+    ex = ey = 0
+    if not lo_e <= _xp.exponent(mx) <= hi_e:
+        ex = -_xp.exponent(mx)
+    if not lo_e <= _xp.exponent(my) <= hi_e:
+        ey = -_xp.exponent(my)
+    if ex or ey:  # extreme magnitudes: the sums again, on exactly rescaled values
+        (s1,) = realize(xp, pass1(ex, ey))
+    # ranges of the columns (scaled): max |X - m1| <= max_j (max_j - min_j)
+    rx, ry = host_floats(xp, xp.max(scale_pow2(cmx, ex) - scale_pow2(cnx, ex)),
+                         xp.max(scale_pow2(cmy, ey) - scale_pow2(cny, ey)))
+    eps = _xp_eps(xp, Xa)
+    for r, m, e, name, d in ((rx, mx, ex, "X", d1), (ry, my, ey, "Y", d2)):
+        if r == 0.0:  # every column constant
+            _check_nonzero(0.0, math.ldexp(m, e), math.sqrt(n * d), name, "a centered", eps)
+    px, py = -_xp.exponent(rx), -_xp.exponent(ry)
+    m1x, m1y = s1[:d1] / n, s1[d1:] / n
+
+    def pass2(xb: Any, yb: Any, mxv: Any, myv: Any) -> Any:
+        bx = _xp._compat().array_namespace(xb)
+        xs = scale_pow2(scale_pow2(xb, ex) - mxv, px)
+        ys = scale_pow2(scale_pow2(yb, ey) - myv, py)
+        xt = bx.matrix_transpose(xs)
+        return _xp_concat(bx, [colsum(bx, xs), colsum(bx, ys), xt @ xs,
+                               bx.matrix_transpose(ys) @ ys, xt @ ys])
+
+    out = block_sum(xp, pass2, [Xa, Ya], [m1x, m1y], d1 + d2 + d1 * d1 + d2 * d2 + d1 * d2, Xa.dtype)
+    sx, sy = out[:d1], out[d1 : d1 + d2]
+    o = d1 + d2
+    Gxx = xp.reshape(out[o : o + d1 * d1], (d1, d1))
+    o += d1 * d1
+    Gyy = xp.reshape(out[o : o + d2 * d2], (d2, d2))
+    o += d2 * d2
+    Gxy = xp.reshape(out[o:], (d1, d2))
+    def col(v: Any) -> Any:
+        return xp.reshape(v, (-1, 1))
+
+    def row(v: Any) -> Any:
+        return xp.reshape(v, (1, -1))
+    Cxx = Gxx - col(sx) * row(sx) / n
+    Cyy = Gyy - col(sy) * row(sy) / n
+    Cxy = Gxy - col(sx) * row(sy) / n
+    dev = _xp.device_of(Xa)
+    num, fx, fy, tx, ty = host_floats(
+        xp, xp.sum(Cxy * Cxy), xp.sum(Cxx * Cxx), xp.sum(Cyy * Cyy),
+        xp.sum(Cxx * xp.eye(d1, dtype=Cxx.dtype, device=dev)),
+        xp.sum(Cyy * xp.eye(d2, dtype=Cyy.dtype, device=dev)))
+    for t, m, e, p, name, d in ((tx, mx, ex, px, "X", d1), (ty, my, ey, py, "Y", d2)):
+        try:
+            m_scaled = math.ldexp(m, e + p)  # max|X| in the units of the scaled, centred copy
+        except OverflowError:
+            m_scaled = math.inf
+        _check_nonzero(math.sqrt(max(t, 0.0)), m_scaled, math.sqrt(n * d), name, "a centered", eps)
+    if not (math.isfinite(num) and math.isfinite(fx) and math.isfinite(fy)):  # pragma: no cover - scaled to ~1
+        raise ValueError("the cross-products of X and Y overflow; rescale X and Y (CKA is scale invariant)")
+    return float(min(1.0, max(0.0, num / (math.sqrt(fx) * math.sqrt(fy)))))
+
+
+def _xp_minibatch_ratio(xp: Any, pairs: Any, scale: tuple[int, int] | None, flags: list | None = None) -> float:
+    """:func:`_minibatch_ratio` in ``xp``: batch sums kept on the device (merged pairwise), one
+    synchronisation at the end. ``scale`` holds the exponents of exact power-of-two scalings
+    (``None``: taken from the first batch). ``flags`` collects ``(name, finite?)`` pairs of the
+    streamed batches, checked at the end, before the sums."""
+    kl, kk, ll = _xp.PairwiseSum(), _xp.PairwiseSum(), _xp.PairwiseSum()
+    dtype = None
+    for Xb, Yb in pairs:
+        if scale is None:
+            scale = (_xp_unit_exp(xp, Xb, _xp_extrema(xp, Xb, "X_0 (batch 0)")),
+                     _xp_unit_exp(xp, Yb, _xp_extrema(xp, Yb, "Y_0 (batch 0)")))
+        b = int(Xb.shape[0])
+        Xb, Yb = scale_pow2(Xb, scale[0]), scale_pow2(Yb, scale[1])
+        # HSIC_u is invariant to shifts of the features: centre each batch (pairwise means)
+        Xb = Xb - colsum(xp, Xb) / b
+        Yb = Yb - colsum(xp, Yb) / b
+        Kb, Lb = Xb @ xp.matrix_transpose(Xb), Yb @ xp.matrix_transpose(Yb)
+        kl.add(_xp_hsic_u(xp, Kb, Lb))
+        kk.add(_xp_hsic_u(xp, Kb, Kb))
+        ll.add(_xp_hsic_u(xp, Lb, Lb))
+        dtype = Xb.dtype
+    flags = flags or []
+    vals = host_floats(xp, kl.total(), kk.total(), ll.total(), *(f for _, f in flags))
+    for (name, _), ok in zip(flags, vals[3:]):
+        if not ok:
+            raise ValueError(f"{name} contains NaN or infinity")
+    kl_v, kk_v, ll_v = vals[:3]
+    if not (math.isfinite(kl_v) and math.isfinite(kk_v) and math.isfinite(ll_v)):
+        raise ValueError(
+            f"the summed unbiased HSIC overflows {dtype}: the batches differ in scale by more "
+            f"than the dtype's range allows from the first one; rescale X and Y (CKA is scale invariant)"
+        )
+    for val, name in ((kk_v, "X"), (ll_v, "Y")):
+        if not val > 0.0:
+            raise ValueError(
+                f"the summed unbiased HSIC of {name} with itself is {val:.3g}, not positive: {name} "
+                f"is constant across samples, or there are too few batches; the ratio is undefined"
+            )
+    return float(kl_v / math.sqrt(kk_v * ll_v))
+
+
+def _xp_minibatch_cka(xp: Any, X: Any, Y: Any, batch_size: int, random_state: Any) -> float:
+    Xa, Ya = _xp_features(xp, X, Y)
+    mx, my = _xp_extrema(xp, Xa, "X"), _xp_extrema(xp, Ya, "Y")
+    n = int(Xa.shape[0])
+    b = _check_int(batch_size, "batch_size", 4)
+    if b > n:
+        raise ValueError(f"batch_size must be <= n_samples = {n}; got batch_size = {b}")
+    if b * b > _MAX_BATCH_ELEMENTS:
+        raise ValueError(
+            f"batch_size = {b} would need {b}^2 = {b * b} values per Gram matrix, more than the "
+            f"limit {_MAX_BATCH_ELEMENTS} (2 GiB); use a smaller batch_size"
+        )
+    g = _rng(random_state)
+    order = g.permutation(n)[: (n // b) * b].reshape(-1, b)  # the shuffle: host indices, as numpy's
+    scale = (_xp_unit_exp(xp, Xa, mx), _xp_unit_exp(xp, Ya, my))
+    if _xp.is_dask(Xa):
+        pairs = ((Xa[idx, :], Ya[idx, :]) for idx in order)
+    else:
+        dev = _xp.device_of(Xa)
+        try:
+            idt = xp.__array_namespace_info__().default_dtypes(device=dev)["indexing"]
+        except Exception:  # noqa: BLE001
+            idt = xp.int64
+        index = xp.asarray(order, dtype=idt, device=dev)  # indices to the device, data stays there
+        pairs = ((xp.take(Xa, index[i, :], axis=0), xp.take(Ya, index[i, :], axis=0))
+                 for i in range(order.shape[0]))
+    return _xp_minibatch_ratio(xp, pairs, scale)
+
+
+def _xp_checked_batches(xp: Any, pairs: Any, flags: list):
+    """Validate streamed batches of ``xp`` arrays (shapes now; finiteness at the end, no sync per batch)."""
+    dims = None
+    count = 0
+    like = None
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise TypeError(f"batches must yield pairs (X_i, Y_i); batch {i} is a {type(pair).__name__}")
+        names = (f"X_{i} (batch {i})", f"Y_{i} (batch {i})")
+        if _xp.namespace(pair, names) is not xp and like is not None:
+            raise TypeError(
+                f"batch {i} holds arrays of another library or kind than batch 0; every batch "
+                f"must come from the same array library"
+            )
+        Xb = _xp_array(xp, pair[0], names[0], like if like is not None else pair[0])
+        Yb = _xp_array(xp, pair[1], names[1], Xb)
+        like = Xb
+        sx, sy = check_shape(Xb, names[0]), check_shape(Yb, names[1])
+        if sx[0] != sy[0]:
+            raise ValueError(
+                f"batch {i}: X_{i} and Y_{i} must have the same number of rows; got "
+                f"X_{i}.shape={sx} and Y_{i}.shape={sy}"
+            )
+        b = sx[0]
+        if b < 4:
+            raise ValueError(f"batch {i} has {b} rows; the unbiased HSIC needs at least 4")
+        if b * b > _MAX_BATCH_ELEMENTS:
+            raise ValueError(
+                f"batch {i} has {b} rows and would need {b}^2 = {b * b} values per Gram "
+                f"matrix, more than the limit {_MAX_BATCH_ELEMENTS} (2 GiB); use smaller batches"
+            )
+        if dims is None:
+            dims = (sx[1], sy[1])
+        elif (sx[1], sy[1]) != dims:
+            raise ValueError(
+                f"batch {i} has {sx[1]} + {sy[1]} features; batch 0 had "
+                f"{dims[0]} + {dims[1]}: every batch must have the same features"
+            )
+        if Xb.dtype != Yb.dtype:
+            dt = xp.result_type(Xb.dtype, Yb.dtype)
+            Xb, Yb = xp.astype(Xb, dt), xp.astype(Yb, dt)
+        if i > 0:  # batch 0 is checked at once (its maximum sets the scale)
+            for A, nm in ((Xb, names[0]), (Yb, names[1])):
+                flags.append((nm, xp.isfinite(xp.max(A)) & xp.isfinite(xp.min(A))))
+        count += 1
+        yield Xb, Yb
+    if count == 0:  # pragma: no cover - the caller has seen batch 0
+        raise ValueError("batches is empty: at least one (X_i, Y_i) pair is needed")
