@@ -395,6 +395,12 @@ for pname, value, pat in (
     add(FIT, "param-range", fit(X0, Y0, **{pname: value}), "ValueError", pat, note=f"{pname}")
 add(FIT, "param-range", fit(X0, Y0, max_iter=2), "ok", warns=ConvergenceWarning,
     check=lambda est: (est.n_iter_ == 2) or pytest.fail("not stopped at 2"), note="cap 2 warns")
+_R4 = np.random.default_rng(0)
+Y4K = np.arange(4000) % 3
+X4K = _R4.normal(0, 2, (3, 5))[Y4K] + _R4.normal(size=(4000, 5))
+add(FIT, "huge-size", fit(X4K, Y4K), "ok", check=_certified(X4K, Y4K),
+    note="n=4000, 3 classes: admitted by the size guard, so it must finish within the "
+    "battery's time limit (the interior-point solver took ~13 s per iteration), certified")
 add(FIT, "huge-size", fit(np.zeros((20000, 1)), np.arange(20000) % 3, kernel=lambda A, B: A @ B.T),
     "ValueError", r"GRAM_LIMIT_MB", note="n=20000, 3 classes, a callable kernel: its PSD check needs the "
     "Gram matrix (3 GiB), refused up front (named kernels need no n x n matrix since the decomposition solver)")
