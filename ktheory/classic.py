@@ -251,7 +251,8 @@ class PiecewiseLinearClassifier(KTheoryClassifierMixin, KTheoryEstimator):
     >>> clf = PiecewiseLinearClassifier(n_subclasses=2, random_state=0).fit(X, y)
     >>> clf.predict(X).tolist(), clf.converged_
     ([0, 0, 1, 1], True)
-    >>> PiecewiseLinearClassifier(n_subclasses=1, init="zeros", shuffle=False).fit(X, y).cycle_length_
+    >>> plc = PiecewiseLinearClassifier(n_subclasses=1, init="zeros", shuffle=False)
+    >>> plc.fit(X, y).cycle_length_
     1
     """
 
@@ -825,7 +826,8 @@ class MLPClassifier(KTheoryClassifierMixin, KTheoryEstimator):
     >>> import numpy as np
     >>> X = np.array([[0., 0.], [1., 1.], [0., 1.], [1., 0.]])
     >>> y = np.array([0, 0, 1, 1])
-    >>> clf = MLPClassifier(hidden_layer_sizes=(4,), learning_rate=2.0, max_epochs=3000).fit(X, y)
+    >>> clf = MLPClassifier(hidden_layer_sizes=(4,), learning_rate=2.0, max_epochs=3000)
+    >>> clf = clf.fit(X, y)
     >>> clf.predict(X).tolist()
     [0, 0, 1, 1]
     """

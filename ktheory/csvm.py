@@ -735,12 +735,14 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [3.0, 3.0], [4.0, 3.0], [3.0, 4.0]])
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0],
+    ...               [3.0, 3.0], [4.0, 3.0], [3.0, 4.0]])
     >>> y = np.array([0, 0, 0, 1, 1, 1])
     >>> clf = CentralSVC(C=10.0, epsilon=0.1).fit(X, y)
     >>> clf.predict([[0.5, 0.5], [3.5, 3.5]]).tolist()
     [0, 1]
-    >>> np.round(clf.coef_, 6).tolist()   # the class-mean direction (x_+ - x_-) / ||x_+ - x_-||^2
+    >>> # the class-mean direction (x_+ - x_-) / ||x_+ - x_-||^2
+    >>> np.round(clf.coef_, 6).tolist()
     [[0.166667, 0.166667]]
     >>> bool(clf.duality_gap_ <= clf.gap_bound_ == clf.tol)   # certified to tol = 1e-10
     True
@@ -1078,7 +1080,8 @@ def shortcut_weights(
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 3.0], [4.0, 3.0]])
-    >>> w, b = shortcut_weights(X, [0, 0, 1, 1], 1.0, epsilon=0.1)   # lam = 1: the class-mean direction
+    >>> # lam = 1: the class-mean direction
+    >>> w, b = shortcut_weights(X, [0, 0, 1, 1], 1.0, epsilon=0.1)
     >>> np.round(w, 6).tolist()
     [0.166667, 0.166667]
     """

@@ -263,7 +263,8 @@ def fisher_matrices(K: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> float(alpha @ M @ alpha), float(alpha @ N @ alpha)
     (0.0, 0.0)
     >>> alpha = np.array([0.0, 1.0, 0.0, 0.0])      # w = 1: projections are the points
-    >>> # class means 0.5 and 3.5: (n0 n1 / n) (3.5 - 0.5)^2 = 9; within-class 4 * 0.5^2 = 1
+    >>> # class means 0.5 and 3.5: (n0 n1 / n) (3.5 - 0.5)^2 = 9;
+    >>> # within-class 4 * 0.5^2 = 1
     >>> round(float(alpha @ M @ alpha), 12), round(float(alpha @ N @ alpha), 12)
     (9.0, 1.0)
     """
@@ -414,7 +415,8 @@ or callable, default "rbf"
     >>> float(kfd.score(X, y))
     1.0
     >>> k1000 = KernelFisherDiscriminant(kernel="rbf").fit(1000 * X, y)  # gamma="scale"
-    >>> bool(np.all(k1000.predict(1000 * X) == KernelFisherDiscriminant().fit(X, y).predict(X)))
+    >>> k1 = KernelFisherDiscriminant().fit(X, y)
+    >>> bool(np.all(k1000.predict(1000 * X) == k1.predict(X)))
     True
     """
 

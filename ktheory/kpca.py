@@ -207,7 +207,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheoryEstima
            [ 0.717 , -0.552 ]])
     >>> bool(np.allclose(kpca.transform(X), Z))
     True
-    >>> bool(np.allclose(Z.T @ Z, np.diag(kpca.eigenvalues_)))  # uncorrelated, variances w_i
+    >>> # uncorrelated, variances w_i
+    >>> bool(np.allclose(Z.T @ Z, np.diag(kpca.eigenvalues_)))
     True
     """
 

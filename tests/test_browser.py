@@ -7,7 +7,10 @@ network access blocked, it asserts that
   ``mjx-container`` elements when its source has mathematics, and no ``mjx-merror``;
 * no raw TeX delimiters (``$$``, ``\\(``, ``\\[``, ``\\begin{``) are left in the visible
   text outside code blocks;
-* every image (the chapters' figures) loaded, with a non-zero natural width.
+* every image (the chapters' figures) loaded, with a non-zero natural width;
+* no script error (an uncaught exception, such as a ``SyntaxError``) is logged to the console;
+* in a 1366-pixel-wide window no code block scrolls sideways, nor the page, and the tables
+  of the markdown pages (the verification dashboard's) are fully in view.
 
 Run after ``jupyter-book build .`` (``make test-browser`` builds first). Under ``make``
 (which sets ``KTHEORY_REQUIRE_BROWSER=1``) a missing Chromium, ChromeDriver or build is a
@@ -115,6 +118,8 @@ def driver():
         "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
     ):
         opts.add_argument(flag)
+    # the console, read by test_no_page_logs_a_script_error
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     drv = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     drv.set_page_load_timeout(60)
     drv.set_script_timeout(60)
@@ -281,3 +286,68 @@ def test_no_code_block_scrolls_at_1366_pixels(server, driver, entry):
         driver.set_window_size(size["width"], size["height"])
     assert total > 10, "no code cells found: the selector does not match the theme"
     assert not scrolling, f"{len(scrolling)} of {total} code blocks scroll sideways, e.g. {scrolling[:3]}"
+
+
+MARKDOWN_PAGES = [e for e in toc_pages() if not (ROOT / f"{e}.ipynb").is_file()]
+# Pages whose tables may scroll inside their container at 1366 pixels: the benchmark
+# page's table of every recorded comparison has nine columns of long names.
+WIDE_TABLES = {"book/performance"}
+
+FITS = """
+const view = document.documentElement.clientWidth;
+const tables = Array.from(document.querySelectorAll('article table')).map(t => {
+  const box = t.parentElement;  // the theme wraps each table in a scrolling container
+  const cells = t.rows.length ? Array.from(t.rows[0].cells) : [];
+  const last = cells.length ? cells[cells.length - 1] : t;
+  return {
+    head: cells.map(c => c.innerText.trim()).join(' | ').slice(0, 90),
+    right: t.getBoundingClientRect().right,
+    lastRight: last.getBoundingClientRect().right,
+    boxRight: box.getBoundingClientRect().right,
+    scrolls: box.scrollWidth > box.clientWidth + 1,
+  };
+});
+return {view: view, pageScrolls: document.documentElement.scrollWidth > view + 1,
+        pres: document.querySelectorAll('article pre').length, tables: tables};
+"""
+
+
+@pytest.mark.parametrize("entry", MARKDOWN_PAGES)
+def test_markdown_page_fits_at_1366_pixels(server, driver, entry):
+    """The markdown pages at 1366 pixels: no code block (the preface's commands, the API
+    appendix's docstring examples) scrolls sideways, nor the page, and every table (the
+    verification dashboard's nine columns, its run time last) is fully in view."""
+    size = driver.get_window_size()
+    driver.set_window_size(1366, 900)
+    try:
+        driver.get(f"{server}/{entry}.html")
+        assert driver.execute_async_script(WAIT_FOR_MATHJAX), "MathJax startup failed"
+        scrolling = driver.execute_script(SCROLLING)
+        info = driver.execute_script(FITS)
+    finally:
+        driver.set_window_size(size["width"], size["height"])
+    if entry.endswith(("00_preface", "appendix_d_api")):
+        assert info["pres"] > 0, "no code blocks found: the selector does not match the theme"
+    assert not scrolling, f"{len(scrolling)} of {info['pres']} code blocks scroll sideways, e.g. {scrolling[:3]}"
+    assert not info["pageScrolls"], "the page scrolls sideways"
+    if entry.endswith("dashboard"):
+        assert info["tables"], "the dashboard has no table"
+    if entry in WIDE_TABLES:
+        return
+    for t in info["tables"]:
+        assert not t["scrolls"] and t["lastRight"] <= min(t["boxRight"], info["view"]) + 1, (
+            f"table cut at the right (its last column ends at {t['lastRight']:.0f} px, the "
+            f"view at {min(t['boxRight'], info['view']):.0f} px): {t['head']}")
+
+
+@pytest.mark.parametrize("entry", toc_pages())
+def test_no_page_logs_a_script_error(server, driver, entry):
+    """No script on the page fails: the console has no uncaught exception (e.g. the
+    ``SyntaxError: Identifier 'THEBE_JS_URL' has already been declared`` of an inline
+    script written twice into the page)."""
+    driver.get_log("browser")  # drop what earlier pages logged
+    driver.get(f"{server}/{entry}.html")
+    assert driver.execute_async_script(WAIT_FOR_MATHJAX), "MathJax startup failed"
+    errors = [e["message"] for e in driver.get_log("browser")
+              if e.get("level") == "SEVERE" and re.search(r"Uncaught|SyntaxError|THEBE_JS_URL", e["message"])]
+    assert not errors, f"script errors in the console: {errors[:3]}"

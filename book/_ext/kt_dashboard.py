@@ -171,6 +171,32 @@ def _on_config_inited(app, config) -> None:  # pragma: no cover - exercised by t
     write_page(root)
 
 
+def dedupe_inline_scripts(app, env=None) -> None:
+    """Drop the second copy of each inline ``<script>`` that Sphinx 7.4 writes twice.
+
+    ``app.add_js_file(None, body=...)`` called after the HTML builder started (sphinx-thebe's
+    ``const THEBE_JS_URL = ...`` on ``env-before-read-docs``, sphinx-togglebutton's selector
+    on ``builder-inited``) stores the script in the builder with the file name ``None``;
+    ``prepare_writing`` then adds the registry's copy again as ``''``, which compares
+    unequal, so every page declared ``const THEBE_JS_URL`` twice and logged "Uncaught
+    SyntaxError: Identifier 'THEBE_JS_URL' has already been declared". Sphinx 8.2 fixes
+    this (sphinx-doc/sphinx#13402); here the builder's list is normalised to ``''`` before
+    writing, so that copy is recognised as the same script. A no-op for other builders.
+    """
+    files = getattr(app.builder, "_js_files", None)
+    if not isinstance(files, list):
+        return
+    unique = []
+    for js in files:
+        if getattr(js, "filename", "") is None:
+            js = type(js)("", priority=js.priority, **js.attributes)
+        if js not in unique:
+            unique.append(js)
+    files[:] = unique
+
+
 def setup(app):  # pragma: no cover - exercised by the build
     app.connect("config-inited", _on_config_inited, priority=10)
+    # after the last extension added its scripts (env-before-read-docs), before writing
+    app.connect("env-updated", dedupe_inline_scripts)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -241,7 +241,8 @@ def laplacian_kernel(
     --------
     >>> laplacian_kernel([[0.0, 0.0]], [[3.0, 4.0]], sigma=5.0).round(6)   # exp(-5/5)
     array([[0.367879]])
-    >>> laplacian_kernel([[0.0, 0.0]], [[3.0, 4.0]], sigma=7.0, metric="manhattan").round(6)
+    >>> laplacian_kernel([[0.0, 0.0]], [[3.0, 4.0]], sigma=7.0,
+    ...                  metric="manhattan").round(6)
     array([[0.367879]])
     """
     s = check_positive(sigma, "sigma")

@@ -156,7 +156,8 @@ def is_psd(K: Any, tol: float | None = None) -> bool:
     Examples
     --------
     >>> import numpy as np
-    >>> is_psd(np.array([[2.0, 1.0], [1.0, 2.0]])), is_psd(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    >>> (is_psd(np.array([[2.0, 1.0], [1.0, 2.0]])),
+    ...  is_psd(np.array([[1.0, 2.0], [2.0, 1.0]])))
     (True, False)
     """
     t_user = None if tol is None else check_positive(tol, "tol", allow_zero=True)

@@ -260,7 +260,8 @@ def hard_margin_feasible(K: np.ndarray, y: np.ndarray, p: np.ndarray | None = No
     >>> X = np.array([[0.0], [1.0], [2.0]])
     >>> hard_margin_feasible(X @ X.T, np.array([-1.0, 1.0, 1.0]))
     True
-    >>> hard_margin_feasible(X @ X.T, np.array([1.0, -1.0, 1.0]))   # not separable by a line
+    >>> # not separable by a line
+    >>> hard_margin_feasible(X @ X.T, np.array([1.0, -1.0, 1.0]))
     False
     """
     from scipy.optimize import linprog

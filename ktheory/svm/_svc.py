@@ -275,7 +275,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     >>> import numpy as np
     >>> X = np.array([[-2., -1.], [-1., -1.], [-1., -2.], [1., 1.], [1., 2.], [2., 1.]])
     >>> clf = SVC(kernel="linear").fit(X, [1, 1, 1, 2, 2, 2])
-    >>> clf.support_.tolist(), np.round(clf.dual_coef_, 6).tolist(), np.round(clf.intercept_, 6).tolist()
+    >>> (clf.support_.tolist(), np.round(clf.dual_coef_, 6).tolist(),
+    ...  np.round(clf.intercept_, 6).tolist())
     ([1, 3], [[-0.25, 0.25]], [0.0])
     >>> clf.predict([[-0.8, -1.0]]).tolist()
     [1]
@@ -294,7 +295,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     ['a', 'b', 'c']
     >>> clf3.set_params(decision_function_shape="ovo")
     SVC(C=10.0, decision_function_shape='ovo', kernel='linear', tol=1e-10)
-    >>> np.round(clf3.decision_function([[0.5, 1.0]]), 6).tolist()   # pairs (a,b), (a,c), (b,c)
+    >>> # pairs (a,b), (a,c), (b,c)
+    >>> np.round(clf3.decision_function([[0.5, 1.0]]), 6).tolist()
     [[0.5, 0.5, 0.3]]
     """
 
