@@ -857,6 +857,46 @@ def kta_deviation_bound(n_samples: int, delta: float, beta: float = 1.0) -> floa
     return 4.0 * b * (math.sqrt(8.0 * math.log(6.0 / d) / m) + 2.0 / m)
 
 
+def _check_batch_size(batch_size: Any, n: int) -> int:
+    """``batch_size`` of :func:`minibatch_cka`: an integer in ``[4, n]`` whose Gram matrix
+    fits :data:`_MAX_BATCH_ELEMENTS` (numpy and array-API paths alike)."""
+    b = _check_int(batch_size, "batch_size", 4)
+    if b > n:
+        raise ValueError(f"batch_size must be <= n_samples = {n}; got batch_size = {b}")
+    if b * b > _MAX_BATCH_ELEMENTS:
+        raise ValueError(
+            f"batch_size = {b} would need {b}^2 = {b * b} values per Gram matrix, more than the "
+            f"limit {_MAX_BATCH_ELEMENTS} (2 GiB); use a smaller batch_size"
+        )
+    return b
+
+
+def _check_batch_shapes(i: int, sx: tuple, sy: tuple,
+                        dims: tuple[int, int] | None) -> tuple[int, int]:
+    """Batch ``i`` of :func:`minibatch_cka_batches` with shapes ``sx``, ``sy``: the same
+    rows, at least 4 and within :data:`_MAX_BATCH_ELEMENTS`, and the features of batch 0
+    (``dims``, None for batch 0). Returns the features."""
+    if sx[0] != sy[0]:
+        raise ValueError(
+            f"batch {i}: X_{i} and Y_{i} must have the same number of rows; got "
+            f"X_{i}.shape={sx} and Y_{i}.shape={sy}"
+        )
+    b = sx[0]
+    if b < 4:
+        raise ValueError(f"batch {i} has {b} rows; the unbiased HSIC needs at least 4")
+    if b * b > _MAX_BATCH_ELEMENTS:
+        raise ValueError(
+            f"batch {i} has {b} rows and would need {b}^2 = {b * b} values per Gram "
+            f"matrix, more than the limit {_MAX_BATCH_ELEMENTS} (2 GiB); use smaller batches"
+        )
+    if dims is not None and (sx[1], sy[1]) != dims:
+        raise ValueError(
+            f"batch {i} has {sx[1]} + {sy[1]} features; batch 0 had "
+            f"{dims[0]} + {dims[1]}: every batch must have the same features"
+        )
+    return (sx[1], sy[1])
+
+
 def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> float:
     """Linear CKA for large ``n`` from unbiased HSIC averaged over minibatches.
 
@@ -919,14 +959,7 @@ def minibatch_cka(X: Any, Y: Any, batch_size: int, random_state: Any = None) -> 
         return _xp_minibatch_cka(xp, X, Y, batch_size, random_state)
     Xa, Ya = _paired_samples(X, Y)
     n = Xa.shape[0]
-    b = _check_int(batch_size, "batch_size", 4)
-    if b > n:
-        raise ValueError(f"batch_size must be <= n_samples = {n}; got batch_size = {b}")
-    if b * b > _MAX_BATCH_ELEMENTS:
-        raise ValueError(
-            f"batch_size = {b} would need {b}^2 = {b * b} values per Gram matrix, more than the "
-            f"limit {_MAX_BATCH_ELEMENTS} (2 GiB); use a smaller batch_size"
-        )
+    b = _check_batch_size(batch_size, n)
     g = _rng(random_state)
     Xa, _ = _unit(Xa)
     Ya, _ = _unit(Ya)
@@ -985,26 +1018,7 @@ def _checked_batches(batches: Any):
             )
         Xb = check_array(pair[0], f"X_{i} (batch {i})")
         Yb = check_array(pair[1], f"Y_{i} (batch {i})")
-        if Xb.shape[0] != Yb.shape[0]:
-            raise ValueError(
-                f"batch {i}: X_{i} and Y_{i} must have the same number of rows; got "
-                f"X_{i}.shape={Xb.shape} and Y_{i}.shape={Yb.shape}"
-            )
-        b = Xb.shape[0]
-        if b < 4:
-            raise ValueError(f"batch {i} has {b} rows; the unbiased HSIC needs at least 4")
-        if b * b > _MAX_BATCH_ELEMENTS:
-            raise ValueError(
-                f"batch {i} has {b} rows and would need {b}^2 = {b * b} values per Gram "
-                f"matrix, more than the limit {_MAX_BATCH_ELEMENTS} (2 GiB); use smaller batches"
-            )
-        if dims is None:
-            dims = (Xb.shape[1], Yb.shape[1])
-        elif (Xb.shape[1], Yb.shape[1]) != dims:
-            raise ValueError(
-                f"batch {i} has {Xb.shape[1]} + {Yb.shape[1]} features; batch 0 had "
-                f"{dims[0]} + {dims[1]}: every batch must have the same features"
-            )
+        dims = _check_batch_shapes(i, tuple(Xb.shape), tuple(Yb.shape), dims)
         count += 1
         yield Xb, Yb
     if count == 0:
@@ -1534,14 +1548,7 @@ def _xp_minibatch_cka(xp: Any, X: Any, Y: Any, batch_size: int, random_state: An
     Xa, Ya = _xp_features(xp, X, Y)
     mx, my = _xp_extrema(xp, Xa, "X"), _xp_extrema(xp, Ya, "Y")
     n = int(Xa.shape[0])
-    b = _check_int(batch_size, "batch_size", 4)
-    if b > n:
-        raise ValueError(f"batch_size must be <= n_samples = {n}; got batch_size = {b}")
-    if b * b > _MAX_BATCH_ELEMENTS:
-        raise ValueError(
-            f"batch_size = {b} would need {b}^2 = {b * b} values per Gram matrix, more than the "
-            f"limit {_MAX_BATCH_ELEMENTS} (2 GiB); use a smaller batch_size"
-        )
+    b = _check_batch_size(batch_size, n)
     g = _rng(random_state)
     order = g.permutation(n)[: (n // b) * b].reshape(-1, b)  # the shuffle: host indices, as numpy's
     scale = (_xp_unit_exp(xp, Xa, mx), _xp_unit_exp(xp, Ya, my))
@@ -1577,26 +1584,7 @@ def _xp_checked_batches(xp: Any, pairs: Any, flags: list):
         Yb = _xp_array(xp, pair[1], names[1], Xb)
         like = Xb
         sx, sy = check_shape(Xb, names[0]), check_shape(Yb, names[1])
-        if sx[0] != sy[0]:
-            raise ValueError(
-                f"batch {i}: X_{i} and Y_{i} must have the same number of rows; got "
-                f"X_{i}.shape={sx} and Y_{i}.shape={sy}"
-            )
-        b = sx[0]
-        if b < 4:
-            raise ValueError(f"batch {i} has {b} rows; the unbiased HSIC needs at least 4")
-        if b * b > _MAX_BATCH_ELEMENTS:
-            raise ValueError(
-                f"batch {i} has {b} rows and would need {b}^2 = {b * b} values per Gram "
-                f"matrix, more than the limit {_MAX_BATCH_ELEMENTS} (2 GiB); use smaller batches"
-            )
-        if dims is None:
-            dims = (sx[1], sy[1])
-        elif (sx[1], sy[1]) != dims:
-            raise ValueError(
-                f"batch {i} has {sx[1]} + {sy[1]} features; batch 0 had "
-                f"{dims[0]} + {dims[1]}: every batch must have the same features"
-            )
+        dims = _check_batch_shapes(i, tuple(sx), tuple(sy), dims)
         if Xb.dtype != Yb.dtype:
             dt = xp.result_type(Xb.dtype, Yb.dtype)
             Xb, Yb = xp.astype(Xb, dt), xp.astype(Yb, dt)

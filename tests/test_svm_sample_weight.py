@@ -71,7 +71,12 @@ def test_svc_weights_agree_with_sklearn(solver, kw):
     assert np.abs(F - G).max() < 5e-3
     clear = np.sort(G, axis=1)[:, -1] - np.sort(G, axis=1)[:, -2] > 1e-2
     assert np.array_equal(ours.predict(X)[clear], theirs.predict(X)[clear])
-    assert np.array_equal(ours.n_support_, theirs.n_support_)
+    # support sets at tol=1e-3 are not unique: compare the samples clearly inside (alpha
+    # above 1% of its bound in some pair), which both must count as support vectors
+    Cw = w * ours.class_weight_[np.searchsorted(ours.classes_, y)]
+    clear_sv = np.flatnonzero((ours.alpha_ > 1e-2 * Cw).any(axis=0))
+    assert clear_sv.size > 10
+    assert set(clear_sv) <= set(theirs.support_)
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
