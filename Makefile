@@ -9,6 +9,8 @@ LOCK := requirements/lock.txt
 STAMP := $(VENV)/.ktheory-installed
 LAB_STAMP := $(VENV)/.ktheory-lab-installed
 MATHJAX := book/_static/mathjax/es5/tex-chtml-full.js
+# Pyodide's core (npm) and the pure-Python wheels of the in-browser chapters (PyPI), cached
+PYODIDE := .pyodide/314.0.6/FETCHED
 JOBS ?= 2
 PORT ?= 8000
 # SKIP_BROWSER=1 skips the browser check by name (and `make test` says so at the end).
@@ -35,7 +37,10 @@ $(STAMP): pyproject.toml $(LOCK) | $(PY)
 $(MATHJAX): scripts/fetch_mathjax.sh
 	bash scripts/fetch_mathjax.sh
 
-setup: $(STAMP) $(MATHJAX)
+$(PYODIDE): scripts/fetch_pyodide.py $(LOCK) | $(STAMP)
+	$(PY) scripts/fetch_pyodide.py
+
+setup: $(STAMP) $(MATHJAX) $(PYODIDE)
 
 book: setup
 	$(VENV)/bin/jupyter-book build . --all

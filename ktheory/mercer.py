@@ -71,6 +71,7 @@ from threadpoolctl import threadpool_limits
 
 from ktheory._base import KTheoryEstimator, atomic_fit
 from ktheory._kernel_setup import check_gamma, resolve_gamma
+from ktheory._platform import effective_n_jobs
 from ktheory._validation import (
     check_array,
     check_positive,
@@ -683,7 +684,8 @@ def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.nd
     translation invariant (``X + t`` and ``L + t`` give the same ``Z`` to rounding) and do
     not depend on the block size or the number of threads. Each block is one GEMM,
     in-place updates and ``exp`` on a cache-sized array, then a GEMM with ``W``; blocks run
-    in ``n_jobs`` threads (numpy and BLAS release the GIL).
+    in ``n_jobs`` threads (numpy and BLAS release the GIL), or one after another in the
+    calling thread where threads cannot be started (Pyodide, WASI: :func:`_run_blocks`).
     """
     r = reference_point(L)
     Lc = L - r
@@ -718,8 +720,13 @@ def _gaussian_block_product(X: np.ndarray, L: np.ndarray, sigma: float, W: np.nd
 
 def _run_blocks(block: Callable[[int], None], n: int, rows: int, n_jobs: int) -> None:
     """Call ``block(start)`` for ``start = 0, rows, 2 rows, ...`` in ``n_jobs`` threads, BLAS
-    single-threaded (threadpoolctl, a dependency of scikit-learn)."""
+    single-threaded (threadpoolctl, a dependency of scikit-learn).
+
+    Where threads cannot be started (Pyodide, WASI: :func:`ktheory._platform.effective_n_jobs`
+    gives 1) the blocks run in order in the calling thread; each block writes its own rows,
+    so the result is the same."""
     starts = range(0, n, rows)
+    n_jobs = effective_n_jobs(n_jobs)
     if n_jobs <= 1 or n <= rows:
         for start in starts:
             block(start)
@@ -881,7 +888,7 @@ class NystromFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, KTheory
         """
         Xa, _ = predict_data(self, X, fitted="normalization_")
         _check_size(Xa.shape[0] * self.normalization_.shape[1], "the feature matrix")
-        if self._gauss_sigma is not None:  # blocked and threaded: no n x m kernel matrix in memory
+        if self._gauss_sigma is not None:  # blocked (threaded where possible): no n x m kernel matrix
             return _gaussian_block_product(Xa, self.landmarks_, self._gauss_sigma, self.normalization_)
         _check_size(Xa.shape[0] * self.landmarks_.shape[0], "the kernel block k(X, landmarks_)")
         return self._k(Xa, self.landmarks_) @ self.normalization_

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ktheory._platform import effective_n_jobs
 from ktheory._validation import check_pair, check_symmetric
 
 from ._defaults import gamma_default, resolve_params
@@ -84,7 +85,10 @@ def gram_matrix(
         ``DEFAULT_BLOCK_ELEMENTS``.
     n_jobs : int, default 2
         Number of threads evaluating blocks concurrently (numpy releases the
-        GIL in matrix products and ufuncs such as ``exp``).
+        GIL in matrix products and ufuncs such as ``exp``). Where threads
+        cannot be started (Pyodide, WASI: see :mod:`ktheory._platform`) the
+        blocks run one after another in the calling thread, with the same
+        result; ``n_jobs`` is still checked.
     check_symmetry : bool, default True
         Whether to verify the symmetry of a generic kernel when ``Y`` is None.
     **params
@@ -138,7 +142,7 @@ def gram_matrix(
         raise TypeError(f"n_jobs must be a positive integer, got {type(n_jobs).__name__} {n_jobs!r}")
     if n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
-    block_size, n_jobs = int(block_size), int(n_jobs)
+    block_size, n_jobs = int(block_size), effective_n_jobs(int(n_jobs))  # 1 where no thread can start
     if is_array:
         fast = _inplace_gram(kernel, Xa, Ya, same, block_size, n_jobs, params)
         if fast is not None:
@@ -232,7 +236,8 @@ def _inplace_gram(
     kernel functions compute them: see ``ktheory.kernels._scale``). The only
     working memory beyond the output is one ``(block_size, m)`` temporary per
     thread. The parameters are completed from ``KERNEL_DEFAULTS`` (the kernel
-    functions' own defaults). Returns None for any other kernel.
+    functions' own defaults). Returns None for any other kernel. ``n_jobs`` comes
+    from :func:`gram_matrix`, already 1 where threads cannot be started.
     """
     func, kw = kernel, dict(params)
     while isinstance(func, partial):
