@@ -66,10 +66,18 @@ def page_has_math(entry: str) -> bool:
 
 
 @contextlib.contextmanager
-def _serve(directory: Path):
-    """Serve ``directory`` on a free localhost port (quietly); yields the base URL."""
+def _serve(directory: Path, prefix: str = ""):
+    """Serve ``directory`` on a free localhost port (quietly); yields the base URL. With a
+    ``prefix`` the site is served only under ``/<prefix>/`` (a site not at the root)."""
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path):  # noqa: D102
+            if prefix:
+                if not path.startswith(f"/{prefix}/"):
+                    return str(directory / "__not_served__")
+                path = path[len(prefix) + 1:]
+            return super().translate_path(path)
+
         def log_message(self, *args, **kwargs):  # noqa: D102 - keep the test output clean
             pass
 
@@ -79,7 +87,7 @@ def _serve(directory: Path):
     httpd = Server(("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        yield f"http://127.0.0.1:{httpd.server_address[1]}" + (f"/{prefix}" if prefix else "")
     finally:
         httpd.shutdown()
 

@@ -21,9 +21,6 @@ is named by ``test_numpy_cells_need_the_network``, which skips, saying so.
 from __future__ import annotations
 
 import ast
-import contextlib
-import functools
-import http.server
 import json
 import os
 import re
@@ -217,6 +214,30 @@ def test_wheel_installs_and_imports_in_pyodide_under_node(staged):
                              "ModuleNotFoundError: sklearn"}, result["svm"]
 
 
+def _macros() -> dict:
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    return config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+
+
+def test_served_notebooks_keep_every_code_cell_and_define_the_macros():
+    macros = _macros()
+    assert {"R", "X", "inner", "normH"} <= set(macros)
+    for nb in kt_lite.chapters(ROOT):
+        original = json.loads(nb.read_text())
+        served = kt_lite.lite_notebook(original, macros)
+        code = [c for c in original["cells"] if c["cell_type"] == "code"]
+        assert [c for c in served["cells"] if c["cell_type"] == "code"] == code, nb.name
+        first = "".join(served["cells"][0]["source"])
+        for name, body in macros.items():
+            args = f"[{body[1]}]" if isinstance(body, list) else ""
+            assert f"\\newcommand{{\\{name}}}{args}{{" in first, (nb.name, name)
+        text = "".join("".join(c["source"]) for c in served["cells"] if c["cell_type"] == "markdown")
+        assert not re.search(r"^\([^()\s]+\)=\s*$", text, flags=re.M), f"{nb.name}: a MyST target left"
+        assert len(served["cells"]) == len(original["cells"]) + 1
+
+
 def test_numpy_cells_need_the_network():
     pytest.skip("NEEDS THE NETWORK, not checked here: importing ktheory.svm and running the numpy cells in "
                 "Pyodide fetch numpy, scipy, scikit-learn and matplotlib from " + kt_lite.CDN)
@@ -254,7 +275,8 @@ def test_every_chapter_page_links_to_its_notebook_in_jupyterlite():
         target = (page.parent / href.split("?")[0]).resolve()
         assert target.is_file(), f"{page.name}: the link's page {target} does not exist"
         stored = HTML / "lite" / "files" / nb.name
-        assert json.loads(stored.read_text()) == json.loads(nb.read_text()), f"{nb.name} differs on the site"
+        served = kt_lite.lite_notebook(json.loads(nb.read_text()), _macros())
+        assert json.loads(stored.read_text()) == served, f"{nb.name} on the site is not the chapter's"
 
 
 class _Refuse(socketserver.StreamRequestHandler):
@@ -292,38 +314,12 @@ def _outside_requests(netlog: Path, origin: str) -> list[str]:
     return urls
 
 
-@contextlib.contextmanager
-def _serve_under(directory: Path, prefix: str):
-    """Serve ``directory`` at ``http://127.0.0.1:PORT/<prefix>/`` only (a site not at the root)."""
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def translate_path(self, path):
-            if not path.startswith(f"/{prefix}/"):
-                return str(directory / "__not_served__")
-            return super().translate_path(path[len(prefix) + 1:])
-
-        def log_message(self, *args, **kwargs):
-            pass
-
-    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-
-    httpd = Server(("127.0.0.1", 0), functools.partial(Handler, directory=str(directory)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/{prefix}"
-    finally:
-        httpd.shutdown()
-
-
-
-
 @pytest.fixture(scope="module")
 def session():
     """Open the site, served under a sub-path, as a reader would; every outside request is
     refused by a proxy and recorded in Chromium's net log. Returns what was seen."""
     _need_site()
-    from test_browser import CHROMEDRIVER, CHROMIUM, _unavailable
+    from test_browser import CHROMEDRIVER, CHROMIUM, _serve, _unavailable
 
     if CHROMIUM is None or CHROMEDRIVER is None:
         _unavailable("headless Chromium and ChromeDriver are not installed (apt-get install chromium chromium-driver)")
@@ -347,7 +343,7 @@ def session():
     nb = ROOT / "book" / "07_svm_derivation.ipynb"
     seen: dict = {"cells": _tagged_cells(nb), "links": {}}
     try:
-        with _serve_under(HTML, "some/sub/path") as base:
+        with _serve(HTML, "some/sub/path") as base:
             seen["base"] = base
             for chapter in kt_lite.chapters(ROOT):
                 drv.get(f"{base}/book/{chapter.stem}.html")

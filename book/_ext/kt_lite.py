@@ -80,6 +80,7 @@ def cache_dir(root: Path) -> Path:
 
 def build_wheel(root: Path, dest: Path) -> Path:
     """A ``ktheory`` wheel built from the checkout ``root`` (no dependencies, no network)."""
+    root, dest = root.resolve(), dest.resolve()  # pip runs in a temporary directory
     dest.mkdir(parents=True, exist_ok=True)
     for old in dest.glob("ktheory-*.whl"):
         old.unlink()
@@ -155,12 +156,53 @@ def chapters(root: Path) -> list[Path]:
     return sorted((root / "book").glob("[0-9][0-9]_*.ipynb"))
 
 
-def build_site(root: Path, outdir: Path, work: Path) -> None:
-    """Build the JupyterLite site into ``outdir`` (its ``lite_dir`` and doit state in ``work``)."""
+#: a MyST target line, ``(label)=``, which JupyterLab would show as text
+MYST_TARGET = re.compile(r"^\(([^()\s]+)\)=[ \t]*\n?", flags=re.M)
+
+
+def tex_macros(macros: dict[str, Any]) -> str:
+    """The book's MathJax macros (``mathjax3_config.tex.macros``) as ``\\newcommand``s."""
+    out = []
+    for name, body in macros.items():
+        if isinstance(body, (list, tuple)):
+            out.append(f"\\newcommand{{\\{name}}}[{body[1]}]{{{body[0]}}}")
+        else:
+            out.append(f"\\newcommand{{\\{name}}}{{{body}}}")
+    return " ".join(out)
+
+
+def lite_notebook(nb: dict, macros: dict[str, Any]) -> dict:
+    """The chapter as the site serves it: the same code cells (sources, outputs, tags), a
+    first cell that defines the book's TeX macros for JupyterLab's MathJax (they live in
+    ``_config.yml``, which JupyterLab does not read), and no MyST target lines."""
+    nb = json.loads(json.dumps(nb))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            text = MYST_TARGET.sub("", "".join(cell["source"]))
+            cell["source"] = text.splitlines(keepends=True)
+    note = ("*Kernel Theory*, running in your browser (JupyterLite, with the Pyodide kernel). "
+            "Run the cells from the top (Run, Run All Cells); the book's pages say what needs "
+            "the network. (This cell also defines the book's TeX macros for the formulas "
+            "below.)$" + tex_macros(macros) + "$")
+    nb["cells"].insert(0, {"cell_type": "markdown", "id": "kt-lite-macros",
+                           "metadata": {"tags": ["kt-lite"]}, "source": [note]})
+    return nb
+
+
+def build_site(root: Path, outdir: Path, work: Path, macros: dict[str, Any] | None = None) -> None:
+    """Build the JupyterLite site into ``outdir`` (its ``lite_dir``, the notebooks as served
+    and doit's state in ``work``)."""
+    root, outdir, work = root.resolve(), outdir.resolve(), work.resolve()
     lite_dir = work / "lite-src"
     stage(root, lite_dir)
     shutil.rmtree(outdir, ignore_errors=True)
-    contents = [arg for nb in chapters(root) for arg in ("--contents", str(nb))]
+    served = work / "notebooks"
+    shutil.rmtree(served, ignore_errors=True)
+    served.mkdir(parents=True)
+    for nb in chapters(root):
+        text = json.dumps(lite_notebook(json.loads(nb.read_text()), macros or {}), indent=1, ensure_ascii=False)
+        (served / nb.name).write_text(text + "\n")
+    contents = [arg for nb in sorted(served.glob("*.ipynb")) for arg in ("--contents", str(nb))]
     cmd = [sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite_dir), "--output-dir",
            str(outdir), "--apps", "notebooks", "--no-sourcemaps", "--no-unused-shared-packages", *contents]
     done = subprocess.run(cmd, cwd=lite_dir, capture_output=True, text=True)
@@ -177,7 +219,8 @@ def _build_finished(app: Any, exception: Exception | None) -> None:
         return
     root = Path(app.confdir)
     out = Path(app.outdir)
-    build_site(root, out / "lite", out.parent / ".lite")
+    macros = (app.config.mathjax3_config or {}).get("tex", {}).get("macros", {})
+    build_site(root, out / "lite", out.parent / ".lite", macros)
 
 
 LINK = (
