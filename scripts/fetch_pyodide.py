@@ -15,12 +15,18 @@ Compiled packages (numpy, scipy, scikit-learn, matplotlib, pillow, kiwisolver,
 contourpy) have no WebAssembly wheels on PyPI; the site loads them from Pyodide's CDN
 at the reader's run time (``kt_lite.py`` writes their absolute URLs into the lock).
 
-Usage: ``python scripts/fetch_pyodide.py [--check]``. ``--check`` says whether numpy and
-scipy now publish WebAssembly wheels on PyPI (then the CDN step could go).
+The wheels and their sha256 are pinned in ``requirements/pyodide-wheels.txt`` (downloaded
+with ``--require-hashes``); ``--pin`` rewrites that file from Pyodide's lock and
+``requirements/lock.txt`` (after a version change), trusting what the index serves then.
+
+Usage: ``python scripts/fetch_pyodide.py [--check | --pin]``. ``--check`` says whether numpy
+and scipy now publish WebAssembly wheels on PyPI (then the CDN step could go): exit 0 if
+both do, 1 if not, 2 if the index could not be asked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -32,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".pyodide"
+PINS = ROOT / "requirements" / "pyodide-wheels.txt"
 #: what jupyterlite-pyodide-kernel 0.8.6 pins (its constants.PYODIDE_VERSION)
 PYODIDE_VERSION = "314.0.6"
 #: the packages the kernel itself loads (micropip, IPython, jedi) and those the chapters
@@ -87,16 +94,50 @@ def fetch_core(dest: Path) -> None:
                 shutil.copy2(f, dest / f.name)
 
 
+def pinned() -> dict[str, str]:
+    """Name -> version of ``requirements/pyodide-wheels.txt``."""
+    out = {}
+    for line in PINS.read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, rest = line.split("==", 1)
+            out[norm(name)] = rest.split()[0]
+    return out
+
+
+def wanted(lock: dict) -> dict[str, str]:
+    """What the pins must hold: the pure closure of ``ROOTS`` in Pyodide's lock and ``EXTRA``
+    at requirements/lock.txt's versions."""
+    extra = {n: v for n, v in locked_versions().items() if n in EXTRA}
+    if len(extra) != len(EXTRA):
+        sys.exit(f"fetch_pyodide: requirements/lock.txt must pin {sorted(EXTRA)}")
+    return {**pure_closure(lock), **extra}
+
+
 def fetch_wheels(dest: Path, pins: dict[str, str]) -> None:
     dest.mkdir(parents=True)
-    reqs = [f"{name}=={version}" for name, version in sorted(pins.items())]
     subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
                     "--no-deps", "--only-binary=:all:", "--implementation", "py", "--python-version", "3.14",
-                    "--platform", "any", "-d", str(dest), *reqs], check=True)
+                    "--platform", "any", "--require-hashes", "-d", str(dest), "-r", str(PINS)], check=True)
     got = {norm(f.name.split("-")[0]) for f in dest.glob("*.whl")}
     missing = sorted(set(pins) - got)
     if missing:
         sys.exit(f"fetch_pyodide: no pure-Python wheel downloaded for {missing}")
+
+
+def pin(lock: dict) -> None:
+    """Rewrite ``requirements/pyodide-wheels.txt``: download the wanted wheels, record their sha256."""
+    pins = wanted(lock)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                        "--no-deps", "--only-binary=:all:", "--implementation", "py", "--python-version", "3.14",
+                        "--platform", "any", "-d", tmp, *[f"{n}=={v}" for n, v in sorted(pins.items())]], check=True)
+        files = {norm(f.name.split("-")[0]): f for f in Path(tmp).glob("*.whl")}
+        lines = [line for line in PINS.read_text().splitlines() if line.startswith("#")]
+        for name in sorted(pins):
+            digest = hashlib.sha256(files[name].read_bytes()).hexdigest()
+            lines.append(f"{name}=={pins[name]} --hash=sha256:{digest}")
+    PINS.write_text("\n".join(lines) + "\n")
+    print(f"fetch_pyodide: {len(pins)} wheels pinned in {PINS.relative_to(ROOT)}")
 
 
 def check_wasm_wheels() -> int:
@@ -110,9 +151,16 @@ def check_wasm_wheels() -> int:
             r = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
                                 "--platform", tag, "--python-version", "3.14", "--implementation", "cp", "-d", tmp,
                                 f"{name}=={lock['packages'][name]['version']}"], capture_output=True)
-        ok = r.returncode == 0
-        status |= not ok
-        print(f"{name}: {'a ' + tag + ' wheel is on PyPI' if ok else 'no ' + tag + ' wheel on PyPI (CDN needed)'}")
+        unreachable = any(m in r.stderr for m in (b"Retrying", b"NewConnectionError", b"Max retries exceeded",
+                                                  b"Could not fetch URL", b"Failed to establish"))
+        if r.returncode == 0:
+            print(f"{name}: a {tag} wheel is on the index")
+        elif not unreachable and (b"No matching distribution" in r.stderr or b"Could not find a version" in r.stderr):
+            print(f"{name}: no {tag} wheel on the index (the CDN is needed)")
+            status = max(status, 1)
+        else:
+            print(f"{name}: could not ask the index: {r.stderr.decode(errors='replace').strip()[-300:]}")
+            status = 2
     return status
 
 
@@ -121,18 +169,25 @@ def main() -> int:
         return check_wasm_wheels()
     target = CACHE / PYODIDE_VERSION
     stamp = target / "FETCHED"
-    pins_extra = {n: v for n, v in locked_versions().items() if n in EXTRA}
-    wanted = json.dumps(pins_extra, sort_keys=True)
-    if stamp.exists() and stamp.read_text() == wanted:
-        stamp.touch()  # up to date (make compares its time with the lock's)
+    if "--pin" in sys.argv[1:]:
+        if not (target / "core" / "pyodide-lock.json").is_file():
+            fetch_core(target / "core")
+        pin(json.loads((target / "core" / "pyodide-lock.json").read_text()))
+    stamp_text = hashlib.sha256(PINS.read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == stamp_text:
+        stamp.touch()  # up to date (make compares its time with the pins')
         return 0
-    if len(pins_extra) != len(EXTRA):
-        sys.exit(f"fetch_pyodide: requirements/lock.txt must pin {sorted(EXTRA)}")
-    shutil.rmtree(target, ignore_errors=True)
-    fetch_core(target / "core")
+    shutil.rmtree(target / "wheels", ignore_errors=True)
+    if not (target / "core" / "pyodide-lock.json").is_file():
+        shutil.rmtree(target, ignore_errors=True)
+        fetch_core(target / "core")
     lock = json.loads((target / "core" / "pyodide-lock.json").read_text())
-    fetch_wheels(target / "wheels", {**pure_closure(lock), **pins_extra})
-    stamp.write_text(wanted)
+    pins = wanted(lock)
+    if pinned() != pins:
+        sys.exit(f"fetch_pyodide: {PINS.relative_to(ROOT)} does not match Pyodide's lock and requirements/lock.txt"
+                 " (run `python scripts/fetch_pyodide.py --pin`)")
+    fetch_wheels(target / "wheels", pins)
+    stamp.write_text(stamp_text)
     size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
     print(f"fetch_pyodide: Pyodide {PYODIDE_VERSION} core and {len(list((target / 'wheels').glob('*.whl')))}"
           f" wheels in {target} ({size / 2**20:.1f} MiB)")

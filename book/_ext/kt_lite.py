@@ -19,9 +19,9 @@ The site's Pyodide (``lite/static/pyodide/``) is assembled here from what
   scipy, scikit-learn, matplotlib, pillow, kiwisolver, contourpy) points at Pyodide's CDN
   by absolute URL with the lock's own sha256, so the browser checks what it fetches.
 
-Reading the book needs no network; starting the kernel and the sympy cells need none
-either; cells that import numpy (and so ktheory's numerical modules) fetch the compiled
-packages from ``cdn.jsdelivr.net`` once. ``tests/test_lite.py`` checks all of this.
+Reading the book needs no network; nor do starting the kernel and, after ``import sympy as
+sp``, the symbolic cells. Each chapter's first cell imports numpy (so do ktheory's numerical
+modules): that fetches the compiled packages from ``cdn.jsdelivr.net`` once. ``tests/test_lite.py`` checks all of this.
 """
 
 from __future__ import annotations
@@ -181,9 +181,11 @@ def lite_notebook(nb: dict, macros: dict[str, Any]) -> dict:
             text = MYST_TARGET.sub("", "".join(cell["source"]))
             cell["source"] = text.splitlines(keepends=True)
     note = ("*Kernel Theory*, running in your browser (JupyterLite, with the Pyodide kernel). "
-            "Run the cells from the top (Run, Run All Cells); the book's pages say what needs "
-            "the network. (This cell also defines the book's TeX macros for the formulas "
-            "below.)$" + tex_macros(macros) + "$")
+            "Run the cells from the top (Run, Run All Cells). The first code cell imports numpy, "
+            "scipy, scikit-learn and matplotlib, which are downloaded from Pyodide's CDN; "
+            "offline, run `import sympy as sp` instead and the symbolic cells still work. "
+            "(This cell also defines the book's TeX macros for the formulas below.)$"
+            + tex_macros(macros) + "$")
     nb["cells"].insert(0, {"cell_type": "markdown", "id": "kt-lite-macros",
                            "metadata": {"tags": ["kt-lite"]}, "source": [note]})
     return nb
@@ -227,14 +229,17 @@ LINK = (
     '<div class="kt-lite admonition tip"><p class="admonition-title">Run this chapter in your browser</p>'
     '<p><a class="kt-lite-link reference external" href="{href}">Open {name} in JupyterLite</a>: '
     "the chapter's notebook in a Python kernel (Pyodide) that runs in this browser tab, with "
-    "<code>ktheory</code> from this site. Nothing to install; the sympy cells need no network, "
-    "and the first cell that imports numpy fetches numpy, scipy, scikit-learn and matplotlib "
-    'from Pyodide&#8217;s CDN (see <a href="{preface}">running the chapters</a>).</p></div>'
+    "<code>ktheory</code> from this site. Nothing to install. The chapter&#8217;s first cell "
+    "imports numpy, so it fetches numpy, scipy, scikit-learn and matplotlib from Pyodide&#8217;s "
+    "CDN; without a network the kernel still starts, and after <code>import sympy as sp</code> "
+    'the symbolic cells run (see <a href="{preface}">running the chapters</a>).</p></div>'
 )
 
 
 def _page_context(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     if app.builder.name != "html" or not CHAPTER.match(pagename) or "body" not in context:
+        return
+    if not (Path(app.confdir) / (pagename + ".ipynb")).is_file():  # a chapter notebook only
         return
     name = pagename.split("/")[-1] + ".ipynb"
     href = context["pathto"]("lite/notebooks/index.html", 1) + "?path=" + name
