@@ -19,7 +19,7 @@ SKIP_BROWSER ?=
 # backend (setuptools) comes from the lock.
 PIP_LOCKED := PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(PY) -m pip install --quiet --disable-pip-version-check
 
-.PHONY: setup book pdf test test-unit test-doctest test-notebooks test-build test-browser \
+.PHONY: setup book pdf test test-unit test-doctest test-notebooks test-build test-browser test-pyodide-versions \
         test-portable test-no-numba test-latest test-oldest mutation lock lab serve bench format clean
 
 $(PY):
@@ -117,6 +117,12 @@ test-browser: test-build
 ONLY ?=
 test-portable: setup
 	$(PY) scripts/test_portable.py $(if $(ONLY),--only $(ONLY))
+
+# Every chapter executed natively on Pyodide's package versions (scikit-learn 1.8.0, ...), with
+# numba, Dask and array-api-strict hidden and no threads, as the in-browser kernel runs them
+# (scripts/chapters_pyodide_versions.py; needs the package index once). Not part of `make test`.
+test-pyodide-versions: setup
+	$(PY) scripts/chapters_pyodide_versions.py
 
 # The unit tests and doctests against the newest versions pyproject.toml allows (not the
 # lock), in a separate environment, so that drift is seen early. Not part of `make test`.
