@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from fetch_pyodide import CACHE, PYODIDE_VERSION, norm  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import kt_lite  # noqa: E402
+
 #: the distributions the chapters import, and the dependencies whose version matters to them
 PACKAGES = ("numpy", "scipy", "scikit-learn", "sympy", "mpmath", "matplotlib", "joblib", "threadpoolctl",
             "packaging")
@@ -102,8 +105,7 @@ def main() -> int:
                            env=env, capture_output=True, text=True)
     print("in the kernels:", probe.stdout.strip() or probe.stderr[-500:])
     names = sys.argv[1:]
-    chapters = [p for p in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
-                if not names or any(re.search(n, p.name) for n in names)]
+    chapters = [p for p in kt_lite.chapters(ROOT) if not names or any(re.search(n, p.name) for n in names)]
     failed = 0
     for nb in chapters:
         t0 = time.perf_counter()

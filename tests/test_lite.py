@@ -124,16 +124,10 @@ def _chapter_imports() -> dict[str, list[tuple[str, bool]]]:
             if cell["cell_type"] != "code":
                 continue
             src = "\n".join(s for s in "".join(cell["source"]).splitlines() if not s.lstrip().startswith(("%", "!")))
-            tree = ast.parse(src)
-            guarded = {id(n) for node in ast.walk(tree) if isinstance(node, (ast.If, ast.Try)) for n in ast.walk(node)}
-            for node in ast.walk(tree):
-                names = []
-                if isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.level == 0:
-                    names = [node.module]
+            for _, names, guarded in _imports(ast.parse(src), guards=(ast.If, ast.Try)):
                 for name in names:
-                    found.setdefault(name.split(".")[0], []).append((nb.name, id(node) in guarded))
+                    if not name.startswith("."):
+                        found.setdefault(name.split(".")[0], []).append((nb.name, guarded))
     return found
 
 
@@ -141,7 +135,7 @@ def test_every_chapter_import_exists_in_pyodide(staged):
     stdlib, provided, wasm = _available_in_pyodide(staged)
     missing = []
     for module, uses in sorted(_chapter_imports().items()):
-        if module in stdlib or module in provided or b"PyInit_" + module.encode() + b"\0" in wasm:
+        if _in_pyodide(module, stdlib, provided, wasm):
             continue
         if module in OPTIONAL and all(guarded for _, guarded in uses):
             continue
@@ -157,9 +151,15 @@ def _available_in_pyodide(staged: Path) -> tuple[set[str], set[str], bytes]:
     return stdlib, provided, (staged / "pyodide.asm.wasm").read_bytes()
 
 
-def _imports(tree: ast.AST):
-    """(node, [module names], lazy) for each import; lazy: inside a function or a try."""
-    lazy = {id(n) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.Try)) for n in ast.walk(node)}
+def _in_pyodide(module: str, stdlib: set[str], provided: set[str], wasm: bytes) -> bool:
+    """In Pyodide's standard library (zipped, or compiled into the interpreter) or its lock."""
+    return (module in stdlib or module in provided or module in ("sys", "builtins")
+            or b"PyInit_" + module.encode() + b"\0" in wasm)
+
+
+def _imports(tree: ast.AST, guards: tuple[type, ...] = (ast.FunctionDef, ast.Try)):
+    """(node, [module names], lazy) for each import; lazy: inside one of ``guards``."""
+    lazy = {id(n) for node in ast.walk(tree) if isinstance(node, guards) for n in ast.walk(node)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             yield node, [a.name for a in node.names], id(node) in lazy
@@ -190,9 +190,7 @@ def test_ktheory_imports_exist_in_pyodide(staged):
                         bad.append(f"{where} imports the optional module {name} eagerly")
                     continue
                 module = name.split(".")[0]
-                if module in stdlib or module in provided or module in ("sys", "builtins"):
-                    continue
-                if b"PyInit_" + module.encode() + b"\0" in wasm:
+                if _in_pyodide(module, stdlib, provided, wasm):
                     continue
                 if module in optional and (lazy or path.stem in optional_modules):
                     continue
@@ -246,7 +244,8 @@ def test_one_pyodide_version_everywhere():
     import fetch_pyodide
 
     kernel = pytest.importorskip("jupyterlite_pyodide_kernel.constants")
-    assert kt_lite.PYODIDE_VERSION == fetch_pyodide.PYODIDE_VERSION == kernel.PYODIDE_VERSION
+    assert kt_lite.PYODIDE_VERSION is fetch_pyodide.PYODIDE_VERSION  # one definition, imported
+    assert kt_lite.PYODIDE_VERSION == kernel.PYODIDE_VERSION
     assert f".pyodide/{kt_lite.PYODIDE_VERSION}/FETCHED" in (ROOT / "Makefile").read_text()
     assert f"Pyodide {kt_lite.PYODIDE_VERSION}" in (ROOT / "README.md").read_text()
 
@@ -458,8 +457,7 @@ def test_kernel_starts_offline_and_sympy_cells_reproduce_their_outputs(session):
     cells = session["cells"]
     assert len(cells) >= 5, f"chapter 7 has {len(cells)} cells tagged {TAG!r}"
     for src, _ in cells:  # what the tag promises: the cell needs no compiled package
-        mods = {n.split(".")[0] for node in ast.walk(ast.parse(src)) if isinstance(node, (ast.Import, ast.ImportFrom))
-                for n in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module])}
+        mods = {n.split(".")[0] for _, names, _ in _imports(ast.parse(src)) for n in names}
         assert mods <= {"sympy", "itertools", "math"}, mods
     reply = session["kernel"]
     assert "ok" in reply, reply.get("err")

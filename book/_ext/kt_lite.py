@@ -38,7 +38,10 @@ from email.parser import Parser
 from pathlib import Path
 from typing import Any
 
-PYODIDE_VERSION = "314.0.6"
+# the Pyodide version and the cache are scripts/fetch_pyodide.py's (make setup runs it)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from fetch_pyodide import CACHE, PYODIDE_VERSION, norm  # noqa: E402
+
 CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
 #: hosts the in-browser chapters may contact, and why (the page and the README say so)
 OUTSIDE_HOSTS = {"cdn.jsdelivr.net": "Pyodide's compiled packages (numpy, scipy, scikit-learn, matplotlib)"}
@@ -47,11 +50,6 @@ CHAPTER = re.compile(r"^book/\d\d_[a-z0-9_]+$")
 #: when a cell imports one of these)
 ADDED = {"ktheory": ["ktheory"], "array-api-compat": ["array_api_compat"],
          "array-api-strict": ["array_api_strict"], "comm": ["comm"]}
-
-
-def norm(name: str) -> str:
-    """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def sha256(path: Path) -> str:
@@ -71,8 +69,9 @@ def wheel_metadata(path: Path) -> dict[str, Any]:
     return {"name": norm(msg["Name"]), "version": msg["Version"], "requires": requires}
 
 
-def cache_dir(root: Path) -> Path:
-    path = root / ".pyodide" / PYODIDE_VERSION
+def cache_dir() -> Path:
+    """The cache ``scripts/fetch_pyodide.py`` fills."""
+    path = CACHE / PYODIDE_VERSION
     if not (path / "FETCHED").is_file():
         raise RuntimeError(f"{path} is missing: run `python scripts/fetch_pyodide.py` (make setup does)")
     return path
@@ -129,7 +128,7 @@ def rewrite_lock(lock: dict, wheels: list[Path]) -> dict:
 
 def stage(root: Path, lite_dir: Path) -> Path:
     """Write JupyterLite's ``lite_dir``: the site's Pyodide and its ``jupyter-lite.json``."""
-    cache = cache_dir(root)
+    cache = cache_dir()
     shutil.rmtree(lite_dir, ignore_errors=True)
     pyodide = lite_dir / "static" / "pyodide"
     shutil.copytree(cache / "core", pyodide)
