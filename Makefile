@@ -69,12 +69,13 @@ test-unit: setup
 	$(PY) -m pytest -q -n $(JOBS) -m "not browser" tests
 
 # The SVM estimators' tests again with numba hidden (tests/_no_numba first on PYTHONPATH
-# makes `import numba` fail), as on a machine without it: SVC, SVR and one-vs-one then
-# solve with numpy (the reference SMO on the Gram matrix). Tests of what only the compiled
+# makes `import numba` fail), as on a machine without it: SVC, SVR, one-vs-one and
+# CentralSVC then solve with numpy (the reference SMO on the Gram matrix). Tests of what only the compiled
 # solver does are marked needs_numba and skipped by name.
 NO_NUMBA_TESTS := tests/test_svc.py tests/test_svr.py tests/test_svc_multiclass.py \
                   tests/test_svc_hostile.py tests/test_sklearn_checks.py tests/test_svr_sklearn_checks.py \
-                  tests/test_svm_sample_weight.py tests/test_sklearn_svm_suite.py
+                  tests/test_svm_sample_weight.py tests/test_sklearn_svm_suite.py \
+                  tests/test_csvm.py tests/test_csvm_solver.py
 test-no-numba: setup
 	PYTHONPATH=tests/_no_numba $(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider $(NO_NUMBA_TESTS)
 

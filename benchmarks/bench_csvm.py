@@ -71,7 +71,7 @@ def report(makers, X, y, repeats, base_of):
         base = base_of.get(name)
         ratio = (f"ratio wall {w / med[base][0]:5.2f}  cpu {c / med[base][1]:5.2f}" if base
                  else " " * 27)
-        extra = f"  steps {est.n_iter_:6d}"
+        extra = f"  steps {int(np.sum(est.n_iter_)):6d}"
         if isinstance(est, CentralSVC):
             extra += f"  gap {est.duality_gap_:.1e} (bound {est.gap_bound_:.1e})"
         print(f"  {name:20s} wall {w:7.3f} s  cpu {c:7.3f} s  {ratio}{extra}")

@@ -86,6 +86,7 @@ from ._validation import (
     symmetry_rtol,
 )
 from .svm import ConvergenceWarning
+from .svm import compiled_solver
 
 __all__ = ["CentralSVC", "max_feasible_epsilon", "shortcut_weights"]
 
@@ -93,7 +94,8 @@ KERNEL_NAMES = ("linear", "poly", "rbf", "laplacian")
 #: Largest training set :class:`CentralSVC` accepts (the dense n x n matrices it keeps).
 MAX_SAMPLES = 20_000
 
-#: The peak memory of a fit, in float64 ``n x n`` arrays (3.7 measured with tracemalloc).
+#: The peak memory of a fit, in float64 ``n x n`` arrays (3.0 measured with tracemalloc at
+#: n = 1500, the compiled solver's row cache included; 2.7 with the numpy SMO).
 PEAK_GRAMS = 4
 _TAU = 1e-12  # curvature floor of the two-variable subproblem (as libsvm)
 _EPS = float(np.finfo(np.float64).eps)
@@ -104,6 +106,16 @@ _FLOOR = 64.0
 _FACE_MAX = 1500
 #: Rounds of "tighten the KKT violation and resume" before the solver gives up certifying.
 _MAX_ROUNDS = 8
+#: ``solver="auto"`` takes the compiled solver of :mod:`ktheory.svm` where numba is
+#: installed and the training set has at least this many samples: from there the numpy
+#: SMO costs a tenth of a second and more (O(n) per step, O(n) steps and more), about
+#: ten times the compiled steps, while a first compiled fit in a process first loads numba
+#: and its cached code (about 0.4 s). Smaller sets, the book's examples among them, never
+#: load numba; the choice depends on the problem alone, so a fit stays reproducible.
+COMPILED_MIN_SAMPLES = 1000
+#: MiB of rows the compiled solver caches (its rows are copies of the projected Gram
+#: matrix, which it reads anyway): a bounded addition to the ``PEAK_GRAMS`` arrays.
+_COMPILED_CACHE_MB = 32.0
 #: The margin ``epsilon="auto"`` asks for with a finite ``C``: half of 1/2, the upper bound
 #: of the largest feasible margin ``epsilon_max`` for every data set (attained whenever the
 #: Gram matrix is nonsingular, e.g. for the RBF kernel on distinct samples).
@@ -325,6 +337,47 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
         it += 1
         since_refresh += 1
     return alpha, G, it, viol, _kkt_floor(p_max, q_max, a_sum)
+
+
+def _compiled_smo(Kt: np.ndarray, y: np.ndarray, C: float, p: np.ndarray, target: float,
+                  max_iter: int, fast: Any) -> tuple[np.ndarray, int] | None:
+    """The first round of :func:`_smo` by the compiled solver of :mod:`ktheory.svm`
+    (``fast``, its ``_fast`` module): the same problem ``1/2 a'Qt a - p'a``, ``Qt = y y' Kt``,
+    from ``alpha = 0`` to a maximal KKT violation ``target``, with libsvm's working-set
+    selection, row cache and shrinking, in compiled code. Returns ``(alpha, steps)``, or
+    None where its gradient is not finite (the numpy SMO then solves, and reports it).
+    Where the pairwise steps crawl (the violation does not halve within ``10 n`` steps,
+    at least 10 000: a degenerate face, as of a linear kernel at a large ``C``) it stops
+    early. The caller resumes :func:`_smo` from this ``alpha``: the face steps, the check
+    of the violation on a recomputed gradient and the certificate are the numpy path's."""
+    window = max(10 * y.shape[0], 10_000)   # no halving of the violation in this many
+    res = fast.fast_smo(4, None, y, C, target, max_iter, Kpre=Kt, p=-p,  # steps: hand over
+                        cache_size=_COMPILED_CACHE_MB,   # K~ is in units of max K_ii,
+                        stall_window=window)             # as the numpy SMO reads it
+    if res.nonfinite or not np.all(np.isfinite(res.alpha)):
+        return None
+    return np.clip(res.alpha, 0.0, C), int(res.n_iter)
+
+
+def _signed_in_place(M: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``M <- (y y') * M`` in place (``y`` of ``+-1``: exact, and its own inverse)."""
+    M *= y[:, None]
+    M *= y[None, :]
+    return M
+
+
+def _symmetrise(K: np.ndarray, block: int = 128) -> np.ndarray:
+    """``K <- (K + K') / 2`` in place, block by block (the same values, no second array)."""
+    n = K.shape[0]
+    for i in range(0, n, block):
+        for j in range(i, n, block):
+            a = K[i:i + block, j:j + block]
+            b = K[j:j + block, i:i + block]
+            m = a + b.T
+            m *= 0.5
+            a[...] = m
+            b[...] = m.T
+    return K
 
 
 def _face_basis(yF: np.ndarray) -> np.ndarray:
@@ -677,9 +730,20 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         :class:`ktheory.svm.ConvergenceWarning` if they do not suffice).
     gram_limit_mb : float, default 2048
         Refuse (``ValueError``, before any n x n array exists) a fit whose peak memory,
-        ``PEAK_GRAMS = 4`` float64 ``n x n`` arrays (the Gram matrix, its projection and
-        the signed dual matrix; 3.7 measured), exceeds this many MiB: 2048 admits about
+        ``PEAK_GRAMS = 4`` float64 ``n x n`` arrays (the Gram matrix, the signed projected
+        matrix the SMO reads, and the compiled solver's row cache; 3.0 measured), exceeds
+        this many MiB: 2048 admits about
         8 000 samples. The package's one memory knob (as :class:`ktheory.svm.SVC`).
+    solver : {"auto", "numpy", "compiled"}, default="auto"
+        Who takes the SMO steps of the first round (the later rounds, the face steps and
+        the certificate are the same for all): ``"numpy"`` the readable SMO of this
+        module; ``"compiled"`` the compiled solver of :class:`ktheory.svm.SVC` (libsvm's
+        selection, row cache and shrinking on the projected Gram matrix; needs numba,
+        ``pip install 'ktheory[fast]'``), about ten times faster per step; ``"auto"``
+        the compiled solver where numba is installed and ``n_samples >=
+        COMPILED_MIN_SAMPLES`` (1000), the numpy SMO otherwise. Both reach the same certified optimum (``duality_gap_ <=
+        gap_bound_``), by steps that may differ where the selection ties. ``C=inf`` is
+        always solved by the numpy SMO, which detects an unbounded dual.
 
     Attributes
     ----------
@@ -762,8 +826,10 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         tol: float = 1e-10,
         max_iter: int = 1_000_000,
         gram_limit_mb: float = 2048.0,
+        solver: str = "auto",
     ) -> None:
         self.gram_limit_mb = gram_limit_mb
+        self.solver = solver
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -793,7 +859,22 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             raise ValueError(f"max_iter must be an integer >= 1, got {mi!r}")
         check_kernel_params(self.kernel, None, self.degree, self.coef0, names=KERNEL_NAMES)
         check_gamma(self.gamma)
+        if not isinstance(self.solver, str):
+            raise TypeError(f"solver must be 'auto', 'numpy' or 'compiled' (a str), got "
+                            f"{type(self.solver).__name__} {self.solver!r}")
+        if self.solver not in ("auto", "numpy", "compiled"):
+            raise ValueError(f"solver must be 'auto', 'numpy' or 'compiled', got {self.solver!r}")
         return C, eps
+
+    def _compiled(self) -> Any:
+        """The compiled solver for ``solver="compiled"`` (an ImportError without numba)."""
+        fast = compiled_solver()
+        if fast is None:
+            raise ImportError(
+                "solver='compiled' needs numba, which cannot be imported here; install the "
+                "optional extra (pip install 'ktheory[fast]') or use solver='auto' or 'numpy'"
+            )
+        return fast
 
     def _kernel(self, A: np.ndarray, B: np.ndarray, what: str, gamma: float | None) -> np.ndarray:
         """Gram block ``k(A, B)`` with this estimator's kernel settings and coefficient ``gamma``."""
@@ -867,7 +948,7 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             if callable(self.kernel):
                 K = _check_gram(K, "the Gram matrix returned by the kernel callable")
             else:
-                K = (K + K.T) / 2
+                K = _symmetrise(K)      # the kernel's own array
         # Solved on K / kappa with C kappa, kappa = max diag K: the same minimiser (w' =
         # sqrt(kappa) w, b and the slacks unchanged; alpha, beta, the coefficients and the
         # objectives scale by kappa), so that X -> s X with C -> C / s^2 is the same problem
@@ -882,7 +963,10 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 f"C={self.C!r} times the kernel's scale max K(x, x) = {kappa:.3g} overflows; "
                 "rescale X (or the kernel) or use a smaller C"
             )
-        K = K / kappa
+        if K is Xa or callable(self.kernel):
+            K = K / kappa               # not the caller's (or the callable's) array
+        elif kappa != 1.0:              # (1 for the RBF and Laplacian kernels)
+            K /= kappa
         l, g, sq = _centre_terms(K, s)
         if np.isinf(C):
             eps_max = _lp_epsilon(K, s, g)
@@ -899,14 +983,24 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             eps = AUTO_EPSILON if eps_param is None else eps_param
         v = s * g
         h = g / np.sqrt(sq)                 # outer(g, g) itself overflows near |K| ~ 1e154
-        Kt = K - np.outer(h, h)
-        Qt = (s[:, None] * s[None, :]) * Kt
+        Qt = np.outer(h, h)
+        np.subtract(K, Qt, out=Qt)          # K~ = K - h h'
         p = eps - v / sq
         tol, max_iter = float(self.tol), int(self.max_iter)
         hard_slack = 1e-8 * max(1.0, eps)
+        target, alpha, n_iter, faced_at_floor = tol, None, 0, False
+        fast = None                         # the first round's SMO steps compiled?
+        if self.solver == "compiled" and np.isfinite(C):
+            fast = self._compiled()
+        elif self.solver == "auto" and np.isfinite(C) and n >= COMPILED_MIN_SAMPLES:
+            fast = compiled_solver()        # None without numba: the numpy SMO
+        if fast is not None:                # the first round compiled, from alpha = 0, on K~
+            start = _compiled_smo(Qt, s, C, p, target, max_iter, fast)
+            if start is not None:
+                alpha, n_iter = start
+        _signed_in_place(Qt, s)             # Qt = (s s') * K~, in place
         # SMO to a KKT violation `target`, then the certificate; while the gap exceeds its
         # bound, a face step and a hundred times smaller violation (down to its rounding level)
-        target, alpha, n_iter, faced_at_floor = tol, None, 0, False
         for _ in range(_MAX_ROUNDS + 1):
             alpha, G, steps, viol, floor = _smo(Qt, p, s, C, target, max_iter - n_iter, alpha)
             n_iter += steps

@@ -46,6 +46,12 @@ from ktheory.svm._svr import SVR  # noqa: E402 (chapter 9, epsilon-SVR on SVC's 
 
 __all__ += ["SVR"]
 
+# the compiled SMO (its module, or None without numba), for other estimators of ktheory
+# that solve an SVM-type dual (ktheory.csvm.CentralSVC's first round)
+from ktheory.svm._kernel_svm import compiled_solver  # noqa: E402
+
+__all__ += ["compiled_solver"]
+
 
 def __getattr__(name: str) -> Any:
     """Load the exact solver (and sympy) on first access to one of its names."""

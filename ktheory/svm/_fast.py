@@ -773,7 +773,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
              p: np.ndarray | None = None, cache_size: float = DEFAULT_CACHE_MB,
              shrinking: bool = True, verbose: bool = False, scale: float = 1.0,
              report: Callable[[str], None] | None = None,
-             diag: np.ndarray | None = None) -> FastResult:
+             diag: np.ndarray | None = None, stall_window: int = 0) -> FastResult:
     """Solve ``min 1/2 a^T Q a + p^T a``, ``y^T a = 0``, ``0 <= a <= C`` by compiled SMO.
 
     Parameters
@@ -813,6 +813,10 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
         Where ``verbose`` sends its lines (default ``print``).
     diag : ndarray of shape (n,), optional
         The kernel's (unscaled) diagonal over all ``n`` samples, if the caller has it.
+    stall_window : int
+        If positive, stop (unconverged, ``stats["stalled"]``) once the violation has not
+        halved within this many steps: for a caller that has a better move than SMO's
+        pairwise steps where they crawl (:class:`ktheory.csvm.CentralSVC`'s face steps).
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.shape[0]
@@ -870,10 +874,13 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     # the rounding level of the gradient (_core.ROUNDING_FLOOR), where SMO stops instead of
     # looping (the numpy path checks it at every iteration)
     chunk = 1000 if verbose else min(max_iter, FLOOR_CHECK)
+    if stall_window > 0:
+        chunk = min(chunk, stall_window)
     kmax = float(np.max(np.abs(QD))) if QD.size else 0.0
     pmax = float(np.max(np.abs(pv))) if pv.size else 0.0
     floor = 0.0
     last = time.perf_counter()
+    window_it, window_gap, stalled = 0, np.inf, False
     while True:
         stop = min(max_iter, istate[_IT] + chunk)
         t0 = time.perf_counter()
@@ -885,6 +892,11 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
         if fstate[2] < fl:
             floor = fl
             break
+        if stall_window > 0 and istate[_IT] - window_it >= stall_window:
+            if fstate[2] > 0.5 * window_gap:
+                stalled = True
+                break
+            window_it, window_gap = int(istate[_IT]), float(fstate[2])
         if verbose:
             now = time.perf_counter()
             # the next chunk sized from this one's rate to take about 0.1 s
@@ -915,6 +927,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
         obj = obj / scale
     if floor > 0:
         stats["floor"] = floor
+    if stalled:
+        stats["stalled"] = True
     return FastResult(alpha=out_alpha, grad=out_G, intercept=b, objective=obj,
                       n_iter=int(istate[_IT]), gap=gap,
                       converged=istate[_STATUS] == _CONVERGED and not nonfinite,

@@ -1,0 +1,198 @@
+"""CentralSVC's ``solver``: the compiled first round against the numpy one.
+
+The two solvers take different steps (libsvm's selection with shrinking against the
+numpy SMO), so their points are compared by what is unique: the weight vector ``w`` of
+the primal (``1/2 ||w||^2`` is 1-strongly convex, so a point certified to a relative gap
+``g`` with primal objective ``P`` is within ``sqrt(2 g P)`` of the optimal ``w`` in the
+kernel's feature space) and the objective (``|P_1 - P_2| <= g_1 P_1 + g_2 P_2``), with ``g``
+the bound each fit certified (``duality_gap_ <= gap_bound_``, which holds for both). Without numba (``make
+test-no-numba``) the tests that need the compiled solver are skipped by name.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ktheory.csvm as csvm_mod
+from ktheory.csvm import CentralSVC
+from ktheory.kernels import linear_kernel, polynomial_kernel, rbf_kernel
+from ktheory.svm import ConvergenceWarning
+
+
+def blobs(n, sep=1.0, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    npos = n // 2 + n // 7
+    X = np.vstack([rng.normal(size=(npos, d)) + sep, rng.normal(size=(n - npos, d)) - sep])
+    return X, np.r_[np.ones(npos), -np.ones(n - npos)]
+
+
+def gram(clf, X):
+    if clf.kernel == "linear":
+        return linear_kernel(X, X)
+    if clf.kernel == "rbf":
+        return rbf_kernel(X, X, gamma=clf.gamma_)
+    return polynomial_kernel(X, X, degree=clf.degree, gamma=clf.gamma_, coef0=clf.coef0)
+
+
+def assert_same_optimum(a, b, X):
+    """Both certified, and the same w and objective to what their certificates allow."""
+    for clf in (a, b):
+        assert clf.duality_gap_ <= clf.gap_bound_
+    # what each certificate guarantees: P - P* <= gap_bound_ * P (the evaluated gap is below
+    # its bound, which includes the rounding level of the gap's own evaluation)
+    slack_a = a.gap_bound_ * a.primal_objective_
+    slack_b = b.gap_bound_ * b.primal_objective_
+    assert abs(a.primal_objective_ - b.primal_objective_) <= (slack_a + slack_b) * 1.01 + 1e-14
+    dc = a.sample_coef_ - b.sample_coef_
+    dist2 = max(float(dc @ gram(a, X) @ dc), 0.0)      # ||w_a - w_b||^2 in feature space
+    bound = (np.sqrt(2 * slack_a) + np.sqrt(2 * slack_b)) ** 2
+    assert dist2 <= bound * 1.01 + 1e-12 * max(1.0, float(a.sample_coef_ @ a.sample_coef_))
+    # the predictions where the decision value is not within the w-ambiguity of 0
+    fa, fb = a.decision_function(X), b.decision_function(X)
+    clear = np.minimum(np.abs(fa), np.abs(fb)) > 1e-3 * np.abs(fa).max()
+    assert np.array_equal(np.sign(fa[clear]), np.sign(fb[clear]))
+
+
+@pytest.mark.needs_numba
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly"])
+@pytest.mark.parametrize("C", [1.0, 1e3, 1e8])
+def test_compiled_and_numpy_reach_the_same_certified_optimum(kernel, C):
+    X, y = blobs(80, seed=3)
+    kw = dict(C=C, epsilon=0.3, kernel=kernel, gamma=0.5, coef0=1.0, degree=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)   # weak certificates at C = 1e8
+        a = CentralSVC(solver="numpy", **kw).fit(X, y)
+        b = CentralSVC(solver="compiled", **kw).fit(X, y)
+    assert_same_optimum(a, b, X)
+
+
+@pytest.mark.needs_numba
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 60), sep=st.floats(0.0, 2.0),
+       kernel=st.sampled_from(["linear", "rbf"]), C=st.sampled_from([0.1, 1.0, 100.0]),
+       eps=st.sampled_from([0.05, 0.25, 0.5]))
+def test_property_compiled_and_numpy_agree(seed, n, sep, kernel, C, eps):
+    X, y = blobs(n, sep=sep, d=2, seed=seed)
+    kw = dict(C=C, epsilon=eps, kernel=kernel, gamma=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = CentralSVC(solver="numpy", **kw).fit(X, y)
+        b = CentralSVC(solver="compiled", **kw).fit(X, y)
+    assert_same_optimum(a, b, X)
+
+
+@pytest.mark.needs_numba
+def test_at_the_benchmark_size_auto_is_compiled_and_agrees_with_numpy():
+    # the data of benchmarks/bench_csvm.py at n = 1000 (COMPILED_MIN_SAMPLES): auto takes the
+    # compiled solver there, the numpy SMO reaches the same certified optimum
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((1000, 20))
+    score = X[:, 0] * X[:, 1] + 0.5 * np.sin(2 * X[:, 2]) + 0.3 * X[:, 3:8].sum(axis=1)
+    y = (score > 0).astype(int)
+    kw = dict(C=1.0, epsilon=0.3, kernel="rbf", gamma=0.05, tol=1e-8)
+    auto = CentralSVC(**kw).fit(X, y)
+    compiled = CentralSVC(solver="compiled", **kw).fit(X, y)
+    np.testing.assert_array_equal(auto.alpha_, compiled.alpha_)   # the same path
+    assert_same_optimum(auto, CentralSVC(solver="numpy", **kw).fit(X, y), X)
+
+
+@pytest.mark.needs_numba
+def test_auto_is_numpy_below_the_threshold_and_compiled_from_it(monkeypatch):
+    monkeypatch.setattr(csvm_mod, "COMPILED_MIN_SAMPLES", 40)
+    for n, same in ((39, "numpy"), (40, "compiled")):
+        X, y = blobs(n, seed=n)
+        kw = dict(C=10.0, epsilon=0.3, kernel="rbf", gamma=0.7)
+        auto = CentralSVC(**kw).fit(X, y)
+        ref = CentralSVC(solver=same, **kw).fit(X, y)
+        np.testing.assert_array_equal(auto.alpha_, ref.alpha_)
+        assert auto.n_iter_ == ref.n_iter_
+
+
+def test_without_numba_compiled_is_refused_and_auto_solves_with_numpy(monkeypatch):
+    monkeypatch.setattr(csvm_mod, "compiled_solver", lambda: None)
+    monkeypatch.setattr(csvm_mod, "COMPILED_MIN_SAMPLES", 10)
+    X, y = blobs(30, seed=1)
+    with pytest.raises(ImportError, match=r"solver='compiled' needs numba.*ktheory\[fast\]"):
+        CentralSVC(solver="compiled").fit(X, y)
+    auto = CentralSVC(C=5.0).fit(X, y)
+    ref = CentralSVC(C=5.0, solver="numpy").fit(X, y)
+    np.testing.assert_array_equal(auto.alpha_, ref.alpha_)
+    assert auto.duality_gap_ <= auto.gap_bound_
+
+
+@pytest.mark.needs_numba
+def test_a_non_finite_compiled_round_falls_back_on_numpy(monkeypatch):
+    from ktheory.svm import _fast
+
+    real = _fast.fast_smo
+
+    def broken(*args, **kwargs):
+        res = real(*args, **kwargs)
+        res.nonfinite = True
+        return res
+
+    monkeypatch.setattr(_fast, "fast_smo", broken)
+    X, y = blobs(50, seed=2)
+    got = CentralSVC(C=3.0, kernel="rbf", gamma=0.5, solver="compiled").fit(X, y)
+    ref = CentralSVC(C=3.0, kernel="rbf", gamma=0.5, solver="numpy").fit(X, y)
+    np.testing.assert_array_equal(got.alpha_, ref.alpha_)
+
+
+def test_hard_margin_is_solved_by_numpy_with_either_solver():
+    X, y = blobs(30, sep=3.0, seed=4)
+    a = CentralSVC(C=np.inf, solver="numpy").fit(X, y)
+    b = CentralSVC(C=np.inf, solver="auto").fit(X, y)
+    np.testing.assert_array_equal(a.alpha_, b.alpha_)
+
+
+@pytest.mark.parametrize("solver,err,match", [
+    ("fast", ValueError, "solver must be 'auto', 'numpy' or 'compiled', got 'fast'"),
+    (1, TypeError, "solver must be 'auto', 'numpy' or 'compiled' \\(a str\\), got int 1"),
+    (None, TypeError, "got NoneType None"),
+])
+def test_bad_solver_is_named(solver, err, match):
+    X, y = blobs(20)
+    with pytest.raises(err, match=match):
+        CentralSVC(solver=solver).fit(X, y)
+
+
+def test_the_compiled_matrix_is_signed_back_exactly():
+    # the projected matrix is signed in place ((y y') * K~, with y of +-1): exact, and its
+    # own inverse, so the numpy SMO reads the same Qt as before the change
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(7, 7))
+    s = np.where(rng.random(7) < 0.5, -1.0, 1.0)
+    want = (s[:, None] * s[None, :]) * M
+    got = csvm_mod._signed_in_place(M.copy(), s)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(csvm_mod._signed_in_place(got, s), M)
+    K = rng.normal(size=(300, 300))
+    np.testing.assert_array_equal(csvm_mod._symmetrise(K.copy(), block=64), (K + K.T) / 2)
+
+
+@pytest.mark.needs_numba
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_the_compiled_round_does_the_work(monkeypatch, kernel):
+    # the numpy rounds after it only polish: a compiled round that solved the wrong problem
+    # would still be certified (the numpy rounds would finish the job), so this is what
+    # shows the compiled steps are the CSVM's
+    numpy_steps = []
+    real = csvm_mod._smo
+
+    def counting(*args, **kwargs):
+        out = real(*args, **kwargs)
+        numpy_steps.append(out[2])
+        return out
+
+    monkeypatch.setattr(csvm_mod, "_smo", counting)
+    X, y = blobs(300, sep=0.7, seed=5)
+    clf = CentralSVC(C=1.0, epsilon=0.3, kernel=kernel, gamma=0.5, tol=1e-6,
+                     solver="compiled").fit(X, y)
+    assert clf.duality_gap_ <= clf.gap_bound_
+    assert clf.n_iter_ > 100
+    assert sum(numpy_steps) <= 0.02 * clf.n_iter_, (numpy_steps, clf.n_iter_)
