@@ -94,6 +94,15 @@ def symmetry_rtol(dtype: Any = np.float64) -> float:
     return max(DEFAULT_SYMMETRY_RTOL, 100.0 * eps)
 
 
+def _all_finite(arr: np.ndarray) -> bool:
+    """Whether every entry is finite: one reduction (a NaN or an infinity makes the sum
+    non-finite), and the entry-wise test only where the sum is not finite (it may have
+    overflowed on finite entries), so the common case allocates no boolean array."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(arr, axis=None)
+    return bool(np.isfinite(total)) or bool(np.all(np.isfinite(arr)))
+
+
 def check_array(
     X: Any,
     name: str = "X",
@@ -174,7 +183,7 @@ def check_array(
         )
     if not allow_empty and arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample and one feature are needed")
-    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+    if arr.dtype.kind in "fc" and not _all_finite(arr):
         n_bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} contains NaN or infinity ({n_bad} non-finite entries)")
     return np.ascontiguousarray(arr)
@@ -274,9 +283,10 @@ def check_symmetric(
     K: np.ndarray,
     name: str = "K",
     rtol: float | None = None,
-    block: int = 128,
+    block: int = 256,
     *,
     dtype: Any = None,
+    max_abs: float | None = None,
 ) -> np.ndarray:
     """Raise ``ValueError`` unless the square matrix ``K`` is symmetric to ``rtol``.
 
@@ -287,14 +297,15 @@ def check_symmetric(
     ``rtol=None`` (the default) means :func:`symmetry_rtol` of ``dtype``, or
     of ``K.dtype`` when ``dtype`` is None: ``1e-10`` for float64, about
     ``1.2e-5`` for float32. Pass ``dtype=floating_dtype(original_input)``
-    when ``K`` has already been converted to float64.
+    when ``K`` has already been converted to float64. ``max_abs``: ``max|K|`` if the
+    caller has it (it is not computed again).
     """
     if rtol is None:
         rtol = symmetry_rtol(K.dtype if dtype is None else dtype)
     n = K.shape[0]
     if K.size == 0:
         return K
-    scale = float(max(K.max(), -K.min()))
+    scale = float(max(K.max(), -K.min())) if max_abs is None else float(max_abs)
     asym = 0.0
     buf = np.empty((min(block, n), min(block, n)), dtype=np.result_type(K.dtype, np.float32))
     for i in range(0, n, block):

@@ -453,3 +453,28 @@ def test_rkhs_norm_and_projection_are_scale_safe():
 def test_same_kernel_refuses_non_callables():
     with pytest.raises(TypeError, match="k1 must be a kernel callable"):
         same_kernel(1, 1)
+
+
+# --- the finiteness check without a boolean n x n array --------------------------------------
+
+
+def test_finiteness_is_judged_entrywise_where_the_sum_overflows():
+    from ktheory._validation import check_array
+
+    big = np.array([[1e308, 1e308], [1e308, 1e308]])   # finite entries, an infinite sum
+    np.testing.assert_array_equal(check_array(big), big)
+    for bad, count in ((np.array([[np.inf, -np.inf], [1.0, 2.0]]), 2),   # the sum is NaN
+                       (np.array([[np.nan, 1.0], [1.0, 1.0]]), 1),
+                       (np.array([[1e308, 1e308], [np.inf, 1.0]]), 1),
+                       (np.array([[-np.inf, 1.0]], dtype=np.float32), 1)):
+        with pytest.raises(ValueError, match=rf"X contains NaN or infinity \({count} non-finite"):
+            check_array(bad)
+
+
+def test_blocked_centering_is_h_k_h_for_any_square_matrix():
+    from ktheory.alignment import center_kernel
+
+    for n in (1, 63, 64, 130):       # around the block of rows
+        K = RNG.normal(size=(n, n)) * 1e3 + 5.0          # not symmetric
+        H = np.eye(n) - np.ones((n, n)) / n
+        np.testing.assert_allclose(center_kernel(K), H @ K @ H, rtol=0, atol=1e-9 * 1e3)

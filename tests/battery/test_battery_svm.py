@@ -45,6 +45,8 @@ EXEMPT = {
     "ktheory.svm.SMOResult": "a frozen result container returned by smo_solve; users never construct it",
     "ktheory.svm.HardMarginSolution": "the result container of hard_margin_dual_exact; its methods take "
     "test points that go through to_exact (covered by the to_exact rows)",
+    "ktheory.svm.compiled_solver": "takes no input: it returns the compiled solver's module, or None "
+    "where numba cannot be imported (tests/test_csvm_solver.py covers both)",
 }
 
 _LABELLED = "a method of a fitted model; takes no labels, so a one-class target cannot be passed"
