@@ -49,8 +49,10 @@ __all__ += ["SVR"]
 # the compiled SMO (its module, or None without numba), for other estimators of ktheory
 # that solve an SVM-type dual (ktheory.csvm.CentralSVC's first round)
 from ktheory.svm._kernel_svm import compiled_solver  # noqa: E402
+# face steps on a degenerate face of the box (SVC's compiled solver and CentralSVC)
+from ktheory.svm._face import face_steps  # noqa: E402
 
-__all__ += ["compiled_solver"]
+__all__ += ["compiled_solver", "face_steps"]
 
 
 def __getattr__(name: str) -> Any:

@@ -773,7 +773,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
              p: np.ndarray | None = None, cache_size: float = DEFAULT_CACHE_MB,
              shrinking: bool = True, verbose: bool = False, scale: float = 1.0,
              report: Callable[[str], None] | None = None,
-             diag: np.ndarray | None = None, stall_window: int = 0) -> FastResult:
+             diag: np.ndarray | None = None, stall_window: int = 0,
+             warm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> FastResult:
     """Solve ``min 1/2 a^T Q a + p^T a``, ``y^T a = 0``, ``0 <= a <= C`` by compiled SMO.
 
     Parameters
@@ -816,7 +817,13 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     stall_window : int
         If positive, stop (unconverged, ``stats["stalled"]``) once the violation has not
         halved within this many steps: for a caller that has a better move than SMO's
-        pairwise steps where they crawl (:class:`ktheory.csvm.CentralSVC`'s face steps).
+        pairwise steps where they crawl (face steps: :mod:`ktheory.svm._face`).
+    warm : (alpha, grad, gbar), optional
+        Start from this feasible ``alpha`` (each entry exactly ``0``, ``C_t`` or
+        between), with the gradient ``grad = Q alpha + p`` and ``gbar_t = sum over
+        the ``j`` with ``alpha_j = C_j`` of ``C_j Q_tj`` (libsvm's ``G_bar``), all in
+        the caller's order and units, instead of ``alpha = 0``. Not for the ``2n``
+        layout of SVR.
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.shape[0]
@@ -838,6 +845,20 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     L = np.where(y > 0, np.inf, v0)               #            I_low = {y = -1}
     gbar = np.zeros(l)
     status = np.zeros(l, dtype=np.int8)
+    if warm is not None:
+        if svr:
+            raise ValueError("a warm start is for the classification layout (one variable "
+                             "per sample), not SVR's 2n variables")
+        a0, g0, gb0 = (np.asarray(w, dtype=np.float64) for w in warm)
+        alpha = a0 * scale
+        status = np.where(a0 <= 0.0, _LOWER, np.where(alpha >= Cs, _UPPER, _FREE)).astype(np.int8)
+        alpha[status == _LOWER] = 0.0
+        alpha[status == _UPPER] = Cs[status == _UPPER]
+        v = -y * g0                               # gradient and G_bar: unchanged by scale
+        pos = y > 0
+        U = np.where(np.where(pos, status != _UPPER, status != _LOWER), v, -np.inf)
+        L = np.where(np.where(pos, status != _LOWER, status != _UPPER), v, np.inf)
+        gbar = gb0.copy()
     active_set = np.arange(l, dtype=np.int64)
     if kind != 4 and not svr:          # the data in the solver's (position) order
         X2 = np.ascontiguousarray(X2[base])

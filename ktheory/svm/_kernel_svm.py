@@ -47,6 +47,7 @@ from .._validation import (
     predict_data,
     symmetrized,
 )
+from ._face import FACE_MAX, face_steps
 from ._core import (
     DEFAULT_GRAM_LIMIT_MB,
     ConvergenceWarning,
@@ -76,9 +77,16 @@ NUMPY_MAX_SAMPLES = 2048
 #: With ``solver="auto"`` the numpy path runs at most this many SMO iterations (a few
 #: seconds); a problem that needs more (raw breast_cancer with a linear kernel at C = 100
 #: needs 4e8) is solved again from the start by the compiled solver where numba is
-#: installed, which takes the same steps (up to exact ties) about 50 times faster. The
-#: choice depends on the problem alone, so a fit stays reproducible.
+#: installed, which takes the same steps (up to exact ties) about 50 times faster, and
+#: face steps where they stall (:data:`FACE_WINDOW`). The choice depends on the problem
+#: alone, so a fit stays reproducible.
 AUTO_NUMPY_ITER = 200_000
+
+#: The compiled solver hands over to face steps (:mod:`ktheory.svm._face`) where its
+#: violation has not halved within ``max(10 l, FACE_WINDOW)`` steps, at most
+#: ``FACE_ROUNDS`` times per problem (see :meth:`KernelSVMBase._solve_with_faces`).
+FACE_WINDOW = 100_000
+FACE_ROUNDS = 50
 
 
 def compiled_solver() -> Any:
@@ -548,8 +556,13 @@ class KernelSVMBase(KTheoryEstimator):
                 diag = fast.kernel_diag(kind, Xk, kp)
             if np.all(np.isfinite(diag[base])):
                 s = diag_scale(diag[base])
-                res = fast.fast_smo(kind, Xk, y, C, tol, max_iter, kparams=kp, base=base, p=p,
-                                    scale=s, diag=diag, **opts)
+
+                def solve(warm: Any, stall: int, iters: int) -> Any:
+                    return fast.fast_smo(kind, Xk, y, C, tol, iters, kparams=kp, base=base,
+                                         p=p, scale=s, diag=diag, stall_window=stall,
+                                         warm=warm, **opts)
+
+                res = self._solve_with_faces(solve, X, None, base, y, C, p, max_iter)
                 if not res.nonfinite:
                     return as_result(res)
             # kernel values overflowed: the Gram matrix by ktheory.kernels (ValueError if
@@ -561,8 +574,12 @@ class KernelSVMBase(KTheoryEstimator):
                     "gamma / coef0 / degree); rescale X or change the kernel's parameters")
             gram = self._gram(X, None, "training data")
         s = diag_scale(np.diagonal(gram)[np.unique(base)])
-        res = fast.fast_smo(4, None, y, C, tol, max_iter, Kpre=gram, base=base, p=p, scale=s,
-                            **opts)
+
+        def solve_pre(warm: Any, stall: int, iters: int) -> Any:
+            return fast.fast_smo(4, None, y, C, tol, iters, Kpre=gram, base=base, p=p, scale=s,
+                                 stall_window=stall, warm=warm, **opts)
+
+        res = self._solve_with_faces(solve_pre, X, gram, base, y, C, p, max_iter)
         if res.nonfinite:
             raise ValueError(
                 f"SMO diverged at iteration {res.n_iter}: the gradient is not finite; the kernel "
@@ -570,6 +587,66 @@ class KernelSVMBase(KTheoryEstimator):
                 f"{float(np.max(np.abs(gram))):.3g}). Rescale X or change the kernel's parameters."
             )
         return as_result(res)
+
+    def _solve_with_faces(self, solve: Callable[[Any, int, int], Any], X: np.ndarray,
+                          gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
+                          C: float | np.ndarray, p: np.ndarray | None, max_iter: int) -> Any:
+        """The compiled SMO (``solve(warm, stall_window, max_iter)``, a call of
+        :func:`ktheory.svm._fast.fast_smo`), with face steps where it stalls.
+
+        Where the violation has not halved within ``max(10 l, 100 000)`` steps (``l``
+        variables), the solver returns its point; the free multipliers are moved by
+        :func:`ktheory.svm._face.face_steps` (to the first bound along a zero-curvature
+        direction of the face, or to the face's minimiser), and SMO resumes from there,
+        warm, with the gradient recomputed from the kernel columns of the support
+        vectors. At most ``FACE_ROUNDS`` such rounds, and none after one that moved
+        nothing; then SMO runs to the end. A problem SMO solves within ``2 W`` steps
+        never stalls, so its steps are SMO's alone. SVR's ``2n`` layout is solved by SMO
+        alone. The result counts the steps of every round (``stats["face_rounds"]``).
+        """
+        l = y.shape[0]
+        n_all = X.shape[0]
+        svr = l != np.unique(base).shape[0] or l > n_all
+        if svr:
+            return solve(None, 0, max_iter)
+        window = max(10 * l, FACE_WINDOW)
+        res = solve(None, window, max_iter)
+        done, rounds = res.n_iter, 0
+        Cv = np.broadcast_to(np.asarray(C, dtype=np.float64), (l,))
+        pv = -np.ones(l) if p is None else np.asarray(p, dtype=np.float64)
+        while res.stats.get("stalled") and not res.nonfinite and done < max_iter:
+            alpha = np.clip(res.alpha, 0.0, Cv)
+            alpha[alpha >= Cv * (1.0 - 1e-12)] = Cv[alpha >= Cv * (1.0 - 1e-12)]
+
+            def kcols(idx: np.ndarray) -> np.ndarray:
+                """``K[base, base[idx]]``, the kernel between all variables' samples
+                and those of ``idx``."""
+                if gram is not None:
+                    return np.asarray(gram[np.ix_(base, base[idx])], dtype=np.float64)
+                return self._kernel_block(X[base], X[base[idx]])
+
+            def grad(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                sv = np.flatnonzero(a > 0)
+                up = np.flatnonzero(a >= Cv)
+                G = y * (kcols(sv) @ (y[sv] * a[sv])) + pv if sv.size else pv.copy()
+                gb = y * (kcols(up) @ (y[up] * Cv[up])) if up.size else np.zeros(l)
+                return G, gb
+
+            G, _ = grad(alpha)
+            before = alpha.copy()
+            face_steps(lambda F: (y[:, None] * y[F][None, :]) * kcols(F), y, Cv, alpha, G,
+                       FACE_MAX)
+            alpha[alpha >= Cv * (1.0 - 1e-12)] = Cv[alpha >= Cv * (1.0 - 1e-12)]
+            moved = not np.array_equal(alpha, before)
+            rounds += 1
+            G, gbar = grad(alpha)
+            again = window if moved and rounds < FACE_ROUNDS else 0
+            res = solve((alpha, G, gbar), again, max_iter - done)
+            done += res.n_iter
+        res.n_iter = done
+        res.stats.pop("stalled", None)
+        res.stats["face_rounds"] = rounds
+        return res
 
     def _check_hard_margin(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray,
                            y: np.ndarray, p: np.ndarray | None) -> None:

@@ -208,7 +208,13 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         ``iteration``, ``active_size`` and ``violation`` recorded at each
         shrinking check, every ``min(n, 1000)`` iterations and once more after
         a final test that failed; ``violation`` is that of the selection just
-        before the check, over the active set (at most 10 000 entries).
+        before the check, over the active set (at most 10 000 entries);
+        ``face_rounds``: how often SMO stalled (its violation did not halve within
+        ``max(10 n, 100 000)`` steps) and handed its point to face steps, which move
+        the free multipliers to the first bound along a zero-curvature direction or to
+        their face's minimiser before SMO resumes (raw breast_cancer with a linear
+        kernel at ``C = 100``: 6 rounds and 1.4e6 steps instead of 4e8); after such a
+        round the counts and ``history`` are those of the last SMO run.
     coef_ : numpy.ndarray of shape (k(k-1)/2, n_features)
         ``kernel="linear"`` only (a read-only property; for any other kernel it raises
         ``AttributeError``, so ``hasattr`` is False, as in scikit-learn): the primal
@@ -260,7 +266,12 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     equal in exact arithmetic, and the two codes round differently); from
     there the paths differ and end at the same optimum to ``tol``. With
     shrinking the order of the active set is no longer libsvm's either, so
-    ties may go another way than in libsvm.
+    ties may go another way than in libsvm. Where SMO stalls (its violation has not
+    halved within ``max(10 n, 100 000)`` steps, as on the degenerate faces of a linear
+    kernel at a large ``C``) the compiled solver also takes face steps
+    (:mod:`ktheory.svm._face`, counted in ``solver_stats_["face_rounds"]``), which
+    libsvm and :func:`smo_solve` do not: the same optimum to ``tol``, reached by fewer
+    steps (raw breast_cancer, linear, ``C = 100``: 0.4 s instead of 38 s).
 
     On the numpy path (``solver="numpy"``, and ``"auto"`` for small training
     sets or without numba, the optional extra ``ktheory[fast]``) the estimator

@@ -47,6 +47,8 @@ EXEMPT = {
     "test points that go through to_exact (covered by the to_exact rows)",
     "ktheory.svm.compiled_solver": "takes no input: it returns the compiled solver's module, or None "
     "where numba cannot be imported (tests/test_csvm_solver.py covers both)",
+    "ktheory.svm.face_steps": "a solver step on arrays the SVM solvers have already validated "
+    "(the dual's columns, bounds, gradient); tests/test_svm_face.py checks it against SLSQP",
 }
 
 _LABELLED = "a method of a fitted model; takes no labels, so a one-class target cannot be passed"
