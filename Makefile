@@ -75,7 +75,7 @@ test-unit: setup
 NO_NUMBA_TESTS := tests/test_svc.py tests/test_svr.py tests/test_svc_multiclass.py \
                   tests/test_svc_hostile.py tests/test_sklearn_checks.py tests/test_svr_sklearn_checks.py \
                   tests/test_svm_sample_weight.py tests/test_sklearn_svm_suite.py \
-                  tests/test_csvm.py tests/test_csvm_solver.py
+                  tests/test_csvm.py tests/test_csvm_solver.py tests/test_svm_face.py
 test-no-numba: setup
 	PYTHONPATH=tests/_no_numba $(PY) -m pytest -q -n $(JOBS) -p no:cacheprovider $(NO_NUMBA_TESTS)
 

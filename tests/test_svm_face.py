@@ -14,7 +14,7 @@ import pytest
 from scipy.optimize import minimize
 
 import ktheory.svm._kernel_svm as ks
-from ktheory.svm import SVC, _fast
+from ktheory.svm import SVC
 from ktheory.svm._face import face_steps
 
 
@@ -83,6 +83,8 @@ def test_raw_breast_cancer_linear_c100_is_certified_by_face_steps():
 
 @pytest.mark.needs_numba
 def test_a_warm_start_at_the_optimum_takes_no_step_and_from_elsewhere_the_same_optimum():
+    from ktheory.svm import _fast
+
     rng = np.random.default_rng(3)
     X = rng.normal(size=(80, 3))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=80) > 0, 1.0, -1.0)
@@ -116,6 +118,8 @@ def test_a_warm_start_at_the_optimum_takes_no_step_and_from_elsewhere_the_same_o
 
 @pytest.mark.needs_numba
 def test_a_stall_window_stops_a_crawling_run_and_none_does_not():
+    from ktheory.svm import _fast
+
     X, y = _degenerate(200, seed=2)
     s = np.where(y > 0, 1.0, -1.0)
     stalled = _fast.fast_smo(0, X, s, 1e4, 1e-3, 10**8, stall_window=2000)
