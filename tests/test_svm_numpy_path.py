@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ktheory.svm import SVC, SVR
 from ktheory.svm import _kernel_svm
@@ -105,3 +107,20 @@ def test_compiled_solver_without_numba_says_how_to_get_it(monkeypatch):
     with pytest.raises(ImportError, match=r"solver='compiled' needs numba.*ktheory\[fast\]"):
         SVC(solver="compiled").fit(X, y)
     assert SVC(solver="auto").fit(X, y).solver_stats_ is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 8), st.booleans()),
+                     min_size=1, max_size=20),
+       seed=st.integers(0, 1000))
+def test_gather_block_equals_fancy_indexing(runs, seed):
+    # one-vs-one's pairs (two runs, reversed), a binary problem (one run), and any index
+    # list (more runs than the limit, repeats, direction changes): the values of ix_
+    from ktheory.svm._kernel_svm import gather_block
+
+    G = np.random.default_rng(seed).normal(size=(40, 40))
+    idx = np.concatenate([np.arange(a, min(a + m, 40))[:: -1 if rev else 1]
+                          for a, m, rev in runs])
+    got = gather_block(G, idx)
+    assert got.flags.c_contiguous and got.dtype == np.float64
+    np.testing.assert_array_equal(got, G[np.ix_(idx, idx)])

@@ -513,7 +513,7 @@ class KernelSVMBase(KTheoryEstimator):
 
     def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
               C: float | np.ndarray, tol: float, max_iter: int, p: np.ndarray | None = None,
-              diag: np.ndarray | None = None) -> SMOResult:
+              diag: np.ndarray | None = None, rows: np.ndarray | None = None) -> SMOResult:
         """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
         (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
         rows on demand for a named kernel, read from ``gram`` otherwise (see
@@ -523,7 +523,8 @@ class KernelSVMBase(KTheoryEstimator):
         :mod:`ktheory.kernels` (which raises if its Gram matrix is not finite); a
         gradient that overflows is a ``ValueError``, as in :func:`~ktheory.svm.smo_solve`.
         ``diag``: the kernel's diagonal over all samples of ``X`` if the caller has it
-        (one-vs-one computes it once for all pairs). ``C``: one bound for all variables,
+        (one-vs-one computes it once for all pairs), and ``rows`` the rows of
+        :meth:`_solver_rows` likewise. ``C``: one bound for all variables,
         or one per *sample* of ``X`` (``(n_samples,)``, libsvm's weighted ``C_i``; each
         variable takes its sample's bound).
         """
@@ -551,7 +552,7 @@ class KernelSVMBase(KTheoryEstimator):
         if gram is None:
             kind = fast.KERNEL_CODES[kern]
             kp = self._kernel_codes()
-            Xk = self._solver_rows(X)
+            Xk = self._solver_rows(X) if rows is None else rows
             if diag is None:
                 diag = fast.kernel_diag(kind, Xk, kp)
             if np.all(np.isfinite(diag[base])):
@@ -734,8 +735,48 @@ class KernelSVMBase(KTheoryEstimator):
         if gram is None:           # the Gram matrix of the samples in the solver's order
             K = self._dual_gram(X[idx])
         else:
-            K = np.ascontiguousarray(gram[np.ix_(idx, idx)], dtype=np.float64)
+            K = gather_block(gram, idx)
         return smo_on_gram(K, y, C, tol, max_iter, p, overwrite_K=True)
+
+
+def gather_block(G: np.ndarray, idx: np.ndarray, max_runs: int = 16) -> np.ndarray:
+    """``G[np.ix_(idx, idx)]`` as a new C-contiguous float64 array, copied run by run
+    where ``idx`` is made of at most ``max_runs`` runs of consecutive indices (ascending or
+    descending: a binary problem's ``arange(n)`` or its reverse, a one-vs-one pair's two
+    classes in grouped order), which copies blocks of memory instead of gathering every
+    entry by index; by index otherwise. The same values either way.
+
+    Examples
+    --------
+    >>> G = np.arange(16.0).reshape(4, 4)
+    >>> idx = np.array([3, 2, 0])
+    >>> bool(np.array_equal(gather_block(G, idx), G[np.ix_(idx, idx)]))
+    True
+    """
+    idx = np.asarray(idx, dtype=np.intp)
+    m = idx.shape[0]
+    if m < 2:
+        return np.ascontiguousarray(G[np.ix_(idx, idx)], dtype=np.float64)
+    d = np.diff(idx)
+    cut = (np.abs(d) != 1)
+    cut[1:] |= d[1:] != d[:-1]
+    starts = np.r_[0, np.flatnonzero(cut) + 1]
+    if starts.shape[0] > max_runs:
+        return np.ascontiguousarray(G[np.ix_(idx, idx)], dtype=np.float64)
+    ends = np.r_[starts[1:], m]
+    runs = []
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        first, last = int(idx[a]), int(idx[b - 1])
+        if last >= first:
+            runs.append((a, b, slice(first, last + 1)))
+        else:
+            runs.append((a, b, slice(first, last - 1 if last > 0 else None, -1)))
+    K = np.empty((m, m), dtype=np.float64)
+    for a, b, sa in runs:
+        rows = G[sa]
+        for c, e, sb in runs:
+            K[a:b, c:e] = rows[:, sb]
+    return K
 
 
 def _is_sparse(X: Any) -> bool:

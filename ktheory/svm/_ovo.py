@@ -111,13 +111,19 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
     counts = np.bincount(cls[kept], minlength=k)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
-    diag = None
+    diag = rows = None
     fast = est._solver(n_all)
-    if gram is None and fast is not None:   # the kernel's diagonal, once for all pairs
+    if gram is None and fast is not None:   # the kernel's diagonal and rows, once for all pairs
         diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X,
                                 est._kernel_codes())
-    elif gram is None:             # numpy path (no numba): the Gram matrix, once for all pairs
-        gram = est._dual_gram(X)
+        rows = est._solver_rows(X)
+    Xs, Cs, grouped = X, C, False
+    if gram is None and fast is None:   # numpy path: the Gram matrix, once for all pairs,
+        if n == n_all:                  # of the samples in grouped order, so that a pair's
+            Xs = X[perm]                # block is four slices of it (gather_block)
+            Cs = C[perm] if np.ndim(C) else C
+            grouped = True
+        gram = est._dual_gram(Xs)
 
     pairs = class_pairs(k)
     n_pairs = len(pairs)
@@ -133,8 +139,9 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
         y = np.r_[np.ones(counts[i]), -np.ones(counts[j])]
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            res = est._dual(X, gram, perm[pos][::-1].copy(), y[::-1].copy(), C, tol, max_iter,
-                            diag=diag)
+            base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
+            res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter, diag=diag,
+                            rows=rows)
         for wrn in caught:
             if not issubclass(wrn.category, ConvergenceWarning):
                 warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
