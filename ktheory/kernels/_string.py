@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.signal import lfilter
 
 #: Largest ``n * |s| * |t|`` for the exact recursion with an exact number (sympy Rational), pure Python.
 MAX_EXACT_WORK = 100_000
@@ -172,6 +171,7 @@ def _subsequence_batch(A: np.ndarray, B: np.ndarray, n: int, lam: float) -> np.n
                 Kpp = (U.reshape(p * P, q) @ Dq).reshape(p, P, q)  # along b
                 Kfull = (DpT @ Kpp.reshape(p, P * q)).reshape(p, P, q)  # along a
             else:
+                from scipy.signal import lfilter  # here: scipy.signal costs 0.1 s to import
                 Kpp = lfilter([1.0], [1.0, -lam], U, axis=2)
                 Kfull = lfilter([1.0], [1.0, -lam], Kpp, axis=0)
             # K'_i[a-1, b-1]: shift by one along a and b (row and column 0 are zero)
