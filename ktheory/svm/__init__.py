@@ -7,7 +7,8 @@ in two layers, the lower never importing the upper:
 * **solvers**: :mod:`~ktheory.svm._core` (what the SMO solvers share: ``TAU``, the
   result, the stopping measure, the intercept rule), :mod:`~ktheory.svm._smo` (the
   readable reference, :func:`smo_solve`), :mod:`~ktheory.svm._fast` (the same iteration
-  compiled by numba, with a row cache and shrinking; optional),
+  compiled by numba, with a row cache and shrinking; optional), :mod:`~ktheory.svm._face`
+  (:func:`face_steps`: active-set steps on the free multipliers where SMO stalls),
   :mod:`~ktheory.svm._llw_decomp` (the decomposition solver of the multicategory SVM, with
   its kernel-row cache :mod:`~ktheory.svm._llw_rows`; :mod:`~ktheory.svm._llw_qp` holds its
   exact intercepts and the interior-point QP the tests use as an oracle) and
