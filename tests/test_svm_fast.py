@@ -743,3 +743,91 @@ def test_overflow_fallback_respects_gram_limit():
     finally:
         tracemalloc.stop()
     assert peak < 400 * 400 * 8 / 2       # the 1.2 MiB Gram matrix was never formed
+
+
+# ---------------------------------------------------------------------------
+# 7. the kernel rows' arithmetic: fixed sums, the same on every CPU
+# ---------------------------------------------------------------------------
+def _rows_by_fill(kind: int, X: np.ndarray, kparams, spans) -> np.ndarray:
+    """Rows of the compiled kernel, each filled span by span (as the cache extends a
+    prefix row): row ``a`` of the kernel over all samples of ``X``."""
+    XT, sq, kp, K2 = _fast._kernel_arrays(kind, X, kparams, 1.0, None)
+    n = X.shape[0]
+    cols = np.zeros(1, dtype=np.int64)
+    out = np.empty((n, n))
+    for a in range(n):
+        for start, stop in spans:
+            assert _fast._fill(kind, XT, sq, kp, K2, a, a, cols, start, stop, out[a])
+    return out
+
+
+def _sequential_dots(X: np.ndarray) -> np.ndarray:
+    """``<x_a, x_b>`` summed over the features left to right (``np.add.accumulate`` is
+    sequential by definition): the order the compiled kernel promises."""
+    prods = X[:, None, :] * X[None, :, :]
+    return np.add.accumulate(prods, axis=-1)[..., -1]
+
+
+@pytest.mark.parametrize("d", [1, 3, 8, 17, 64])
+def test_kernel_rows_sum_features_in_order_and_are_exactly_symmetric(d):
+    rng = np.random.default_rng(d)
+    n = 29
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10.0, size=d)
+    spans = [(0, 5), (5, 13), (13, n)]                 # a row built in three pieces
+    lin = _rows_by_fill(0, X, (0.0, 0.0, 1.0), spans)
+    assert np.array_equal(lin, _sequential_dots(X))    # bit for bit
+    gamma = 0.5 / d
+    rbf = _rows_by_fill(2, X, (gamma, 0.0, 1.0), spans)
+    sq = np.add.accumulate(X * X, axis=1)[:, -1]
+    d2 = np.maximum((sq[:, None] + sq[None, :]) - 2.0 * _sequential_dots(X), 0.0)
+    np.testing.assert_allclose(rbf, np.exp(-gamma * d2), rtol=4e-16, atol=0)
+    assert np.all(np.diagonal(rbf) == 1.0)
+    for kind, kp in ((1, (0.3, 1.0, 3.0)), (3, (0.2, -0.5, 1.0))):
+        K = _rows_by_fill(kind, X, kp, spans)
+        assert np.array_equal(K, K.T)
+        whole = _rows_by_fill(kind, X, kp, [(0, n)])
+        assert np.array_equal(K, whole)                # the pieces change no value
+    assert np.array_equal(lin, lin.T) and np.array_equal(rbf, rbf.T)
+    diag = _fast.kernel_diag(0, X, (0.0, 0.0, 1.0))
+    assert np.array_equal(diag, np.diagonal(lin))      # the diagonal's sums are the rows'
+
+
+_ROWS_PROGRAM = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from test_svm_fast import _rows_by_fill
+rng = np.random.default_rng(5)
+X = rng.normal(size=(41, 19)) * rng.uniform(0.1, 10.0, size=19)
+spans = [(0, 7), (7, 41)]
+rows = [_rows_by_fill(k, X, kp, spans) for k, kp in
+        ((0, (0.0, 0.0, 1.0)), (1, (0.3, 1.0, 3.0)), (2, (0.05, 0.0, 1.0)),
+         (3, (0.2, -0.5, 1.0)))]
+np.save(sys.argv[2], np.stack(rows))
+"""
+
+
+def test_kernel_rows_are_the_same_whatever_cpu_numba_compiles_for(tmp_path):
+    """The rows' sums are written so that no reordering is allowed (no fast-math), so the
+    vector width of the CPU numba compiles for cannot change a bit: compiled for another
+    target (``generic``: no AVX), in a fresh cache, the rows are identical."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = os.environ.get("NUMBA_CPU_NAME")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")}
+    if here is None:
+        env["NUMBA_CPU_NAME"] = "generic"     # else: this run is generic, the other the host
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    out = tmp_path / "rows.npy"
+    subprocess.run([sys.executable, "-c", _ROWS_PROGRAM, str(Path(__file__).parent), str(out)],
+                   env=env, check=True, timeout=600, capture_output=True)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(41, 19)) * rng.uniform(0.1, 10.0, size=19)
+    spans = [(0, 7), (7, 41)]
+    mine = np.stack([_rows_by_fill(k, X, kp, spans) for k, kp in
+                     ((0, (0.0, 0.0, 1.0)), (1, (0.3, 1.0, 3.0)), (2, (0.05, 0.0, 1.0)),
+                      (3, (0.2, -0.5, 1.0)))])
+    assert np.array_equal(np.load(out), mine)

@@ -84,23 +84,29 @@ _RUNNING, _CONVERGED, _MAXITER, _NONFINITE = 0, 1, 2, 3
 # kernel values
 # ---------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _dot(X: np.ndarray, a: int, b: int) -> float:
-    d = X.shape[1]
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    k = 0
-    while k + 4 <= d:
-        s0 += X[a, k] * X[b, k]
-        s1 += X[a, k + 1] * X[b, k + 1]
-        s2 += X[a, k + 2] * X[b, k + 2]
-        s3 += X[a, k + 3] * X[b, k + 3]
-        k += 4
-    while k < d:
-        s0 += X[a, k] * X[b, k]
-        k += 1
-    return (s0 + s1) + (s2 + s3)
+def _dot(XT: np.ndarray, a: int, b: int) -> float:
+    """``<x_a, x_b>`` from the transposed data ``XT`` (``d x n``), summed over the
+    features in increasing order: the order in which :func:`_fill` sums a whole row."""
+    d = XT.shape[0]
+    s = XT[0, a] * XT[0, b]
+    for k in range(1, d):
+        s += XT[k, a] * XT[k, b]
+    return s
+
+
+@njit(cache=True)
+def _sq_norms(XT: np.ndarray) -> np.ndarray:
+    """``||x_a||^2`` for every sample, by the sum of :func:`_dot` (so that the squared
+    distance of a sample to itself, ``2 ||x||^2 - 2 <x, x>``, is exactly 0)."""
+    d, n = XT.shape
+    out = np.empty(n)
+    for a in range(n):
+        out[a] = XT[0, a] * XT[0, a]
+    for k in range(1, d):
+        row = XT[k]
+        for a in range(n):
+            out[a] += row[a] * row[a]
+    return out
 
 
 @njit(cache=True)
@@ -108,13 +114,15 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
           ax: int, ak: int, cols: np.ndarray, start: int, stop: int,
           out: np.ndarray) -> bool:
     """``out[t] = k(x, x') / scale`` for ``start <= t < stop``: for a named kernel between
-    rows ``ax`` and ``t`` of ``X`` (the data in the solver's order, so that a row of the
-    kernel reads ``X`` from front to back), for
+    samples ``ax`` and ``t`` of ``X``, the data *transposed* (``d x n``) and in the
+    solver's order, so that a row of the kernel reads each feature's row of ``X`` from
+    front to back, for
     ``"precomputed"`` ``Kpre[ak, cols[t]]``. False if a value is not finite.
 
-    Each value is computed alone, by the same arithmetic whichever row or part of a row
-    asks for it, so a row computed twice is the same row, bit for bit, and ``K`` is
-    exactly symmetric (a BLAS product would round differently by position).
+    Each value is computed by the same arithmetic whichever row or part of a row asks for
+    it (its inner product summed over the features in order, never reassociated), so a
+    row computed twice is the same row, bit for bit, ``K`` is exactly symmetric (a BLAS
+    product would round differently by position), and no CPU's vector width changes it.
 
     ``"rbf"`` follows the distance specification of :mod:`ktheory.kernels` (its
     ``_scale`` module): ``||x||^2 + ||x'||^2 - 2 <x, x'>`` clipped at 0, on the rows
@@ -133,9 +141,31 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
             if not math.isfinite(v):
                 ok = False
         return ok
+    # the inner products first, feature by feature: out[t] is the sum over the features
+    # in increasing order (the same sum for (a, b) and (b, a), and :func:`_dot`'s); the
+    # loop over t is across independent sums, so it vectorises without reordering any
+    # (zero-based loops over views: an index the compiler knows is not negative needs no
+    # wrap-around test, which would keep the loop from vectorising)
+    d = X.shape[0]
+    m = stop - start
+    o = out[start:stop]
+    xa = X[0, ax]
+    r = X[0, start:stop]
+    for t in range(m):
+        o[t] = xa * r[t]
+    for f in range(1, d):
+        xa = X[f, ax]
+        r = X[f, start:stop]
+        for t in range(m):
+            o[t] += xa * r[t]
+    if kind == 0 and inv == 1.0:
+        for t in range(start, stop):
+            if not math.isfinite(out[t]):
+                ok = False
+        return ok
     sqa = sq[ax] if kind == 2 else 0.0
     for k in range(stop - start):
-        dt = _dot(X, ax, start + k)     # the same sum, in the same order, for (a, b), (b, a)
+        dt = out[start + k]
         if kind == 0:
             v = dt
         elif kind == 1:
@@ -312,11 +342,11 @@ def _swap(i: int, j: int, prob: Any, cache: Any, istate: np.ndarray) -> None:
     if istate[_SVR] == 0:
         _cache_swap(i, j, cache)
         Xw, sqw = prob[10], prob[11]
-        if Xw.shape[0] > j:            # the data in the solver's order (named kernels)
-            for k in range(Xw.shape[1]):
-                tx = Xw[i, k]
-                Xw[i, k] = Xw[j, k]
-                Xw[j, k] = tx
+        if Xw.shape[1] > j:            # the data (d x n) in the solver's order (named kernels)
+            for k in range(Xw.shape[0]):
+                tx = Xw[k, i]
+                Xw[k, i] = Xw[k, j]
+                Xw[k, j] = tx
         if sqw.shape[0] > j:
             tq = sqw[i]
             sqw[i] = sqw[j]
@@ -750,21 +780,26 @@ def _slots(cache_size: float, row_len: int, n_keys: int) -> int:
 def kernel_diag(kind: int, X: np.ndarray, kparams: tuple[float, float, float],
                 Kpre: np.ndarray | None = None) -> np.ndarray:
     """``k(x_a, x_a)`` for every sample, computed by the compiled kernel."""
-    X2, sq, kp, K2 = _kernel_arrays(kind, X, kparams, 1.0, Kpre)
-    n = K2.shape[0] if kind == 4 else X2.shape[0]
-    return _diag(kind, X2, sq, kp, K2, n)
+    XT, sq, kp, K2 = _kernel_arrays(kind, X, kparams, 1.0, Kpre)
+    n = K2.shape[0] if kind == 4 else XT.shape[1]
+    return _diag(kind, XT, sq, kp, K2, n)
 
 
 def _kernel_arrays(kind: int, X: np.ndarray | None, kparams: tuple[float, float, float],
-                   inv_scale: float, Kpre: np.ndarray | None) -> tuple:
+                   inv_scale: float, Kpre: np.ndarray | None,
+                   rows: np.ndarray | None = None) -> tuple:
+    """The arrays the compiled kernel reads: the data transposed (``d x n``, a private
+    copy; of the samples ``rows`` only, in that order, if given), their squared norms
+    (``"rbf"``), the parameters, and the Gram matrix (``"precomputed"``)."""
     dummy = np.zeros((1, 1))
     if kind == 4:
         K2 = np.ascontiguousarray(Kpre, dtype=np.float64)
         return dummy, np.zeros(1), np.array([0.0, 0.0, 1.0, inv_scale]), K2
-    X2 = np.ascontiguousarray(X, dtype=np.float64)
-    sq = np.einsum("ij,ij->i", X2, X2) if kind == 2 else np.zeros(1)
+    Xf = np.asarray(X, dtype=np.float64)
+    XT = np.array((Xf if rows is None else Xf[rows]).T, order="C")   # d x n (_fill), private
+    sq = _sq_norms(XT) if kind == 2 else np.zeros(1)
     gamma, coef0, degree = kparams
-    return X2, sq, np.array([gamma, coef0, degree, inv_scale]), dummy
+    return XT, sq, np.array([gamma, coef0, degree, inv_scale]), dummy
 
 
 def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarray, tol: float,
@@ -829,14 +864,20 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     l = y.shape[0]
     n = Kpre.shape[0] if kind == 4 else X.shape[0]
     base = np.arange(l, dtype=np.int64) % n if base is None else np.ascontiguousarray(base, dtype=np.int64)
-    svr = l != np.unique(base).shape[0]
+    svr = l > n or bool(np.any(np.bincount(base, minlength=n) > 1))   # a sample used twice
     inv = 1.0 / scale
     # the bounds in the caller's order (for the certificate) and the solver's own copy,
     # permuted with the other per-variable arrays by shrinking
     Cs = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64) * scale, (l,)))
-    X2, sq, kp, K2 = _kernel_arrays(kind, X, kparams, inv, Kpre)
-    dg = (_diag(kind, X2, sq, kp, K2, n) if diag is None else np.asarray(diag)) * inv
-    QD = np.ascontiguousarray(dg[base])
+    # the data in the solver's (position) order for classification, by sample for SVR
+    XT, sq, kp, K2 = _kernel_arrays(kind, X, kparams, inv, Kpre,
+                                    None if svr or kind == 4 else base)
+    if diag is None:
+        dg = (_diag(kind, XT, sq, kp, K2, l) if kind != 4 and not svr
+              else _diag(kind, XT, sq, kp, K2, n)[base])
+    else:
+        dg = np.asarray(diag)[base]
+    QD = np.ascontiguousarray(dg * inv)
     const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
     pv = -np.ones(l) if p is None else np.array(p, dtype=np.float64)
     alpha = np.zeros(l)
@@ -860,13 +901,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
         L = np.where(np.where(pos, status != _LOWER, status != _UPPER), v, np.inf)
         gbar = gb0.copy()
     active_set = np.arange(l, dtype=np.int64)
-    if kind != 4 and not svr:          # the data in the solver's (position) order
-        X2 = np.ascontiguousarray(X2[base])
-        if sq.shape[0] > 1:
-            sq = np.ascontiguousarray(sq[base])
-    elif kind != 4:                    # a private, writable copy (X may be read-only)
-        X2 = np.array(X2, dtype=np.float64, order="C")
-    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set, X2,
+    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set, XT,
             sq, Cs.copy())
 
     n_keys = n if svr else l
@@ -905,7 +940,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     while True:
         stop = min(max_iter, istate[_IT] + chunk)
         t0 = time.perf_counter()
-        _solve(stop, max_iter, tol, kind, X2, sq, kp, K2, prob, cache, buf, ident,
+        _solve(stop, max_iter, tol, kind, XT, sq, kp, K2, prob, cache, buf, ident,
                istate, fstate, hist)
         if istate[_STATUS] != _RUNNING:
             break

@@ -607,7 +607,7 @@ class KernelSVMBase(KTheoryEstimator):
         """
         l = y.shape[0]
         n_all = X.shape[0]
-        svr = l != np.unique(base).shape[0] or l > n_all
+        svr = l > n_all or bool(np.any(np.bincount(base, minlength=n_all) > 1))
         if svr:
             return solve(None, 0, max_iter)
         window = max(10 * l, FACE_WINDOW)
