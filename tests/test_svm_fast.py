@@ -831,3 +831,31 @@ def test_kernel_rows_are_the_same_whatever_cpu_numba_compiles_for(tmp_path):
                      ((0, (0.0, 0.0, 1.0)), (1, (0.3, 1.0, 3.0)), (2, (0.05, 0.0, 1.0)),
                       (3, (0.2, -0.5, 1.0)))])
     assert np.array_equal(np.load(out), mine)
+
+
+def test_the_rows_exp_is_within_one_ulp_of_the_correctly_rounded_value():
+    """The RBF rows' ``exp`` (``_exp_nonpositive``: fdlibm's reduction, a Taylor
+    polynomial, the power of two built from its bits) against numpy's ``exp`` over the
+    whole range where float64's ``exp`` of a non-positive number is not 0, the subnormal
+    results included, and at the edges."""
+    rng = np.random.default_rng(11)
+    x = -np.concatenate([
+        rng.uniform(0.0, 746.0, 200_000),
+        rng.uniform(0.0, 1.0, 50_000),
+        10.0 ** rng.uniform(-300, 0, 50_000),
+        np.arange(0.0, 745.0, 0.5 * math.log(2.0)),        # reductions at k's boundaries
+        np.linspace(708.0, 745.2, 20_000),                  # subnormal results
+    ])
+    specials = np.array([0.0, -0.0, -1e-320, -745.13321910194122, -745.2, -746.0, -800.0,
+                         -1e300, -np.inf, np.nan])
+    x = np.concatenate([x, specials])
+    out = np.empty_like(x)
+    _fast._exp_nonpositive(x, out, np.empty_like(x), np.empty_like(x))
+    with np.errstate(under="ignore"):
+        ref = np.exp(x)
+    num = ~np.isnan(x)
+    assert np.isnan(out[-1]) and np.all(~np.isnan(out[num]))
+    ulps = np.abs(out[num] - ref[num]) / np.spacing(np.maximum(ref[num], 5e-324))
+    assert ulps.max() <= 1.0
+    assert out[-10] == 1.0 and out[-9] == 1.0                   # exp(0) exactly
+    assert np.all(out[-5:-1] == 0.0)                             # exp(-inf) and the like

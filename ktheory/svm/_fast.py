@@ -109,6 +109,64 @@ def _sq_norms(XT: np.ndarray) -> np.ndarray:
     return out
 
 
+# exp by fdlibm's reduction (x = k ln 2 + r, |r| <= ln(2) / 2, ln 2 in two parts so that
+# k ln2_hi is exact) and a degree-14 Taylor polynomial for exp(r) (truncation error below
+# 1e-17), without a division, so that the loop vectorises
+_INV_LN2 = 1.44269504088896338700e00
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+_MAGIC = 6755399441055744.0             # 2**52 + 2**51: k + _MAGIC holds k in its low bits
+_MAGIC_BITS = 0x4338000000000000        # the bits of _MAGIC
+
+
+@njit(cache=True)
+def _exp_nonpositive(x: np.ndarray, out: np.ndarray, s1: np.ndarray, s2: np.ndarray) -> None:
+    """``out = exp(x)`` for ``x <= 0`` (NaN gives NaN), within one unit in the last place
+    of the correctly rounded value (subnormal results included), by plain IEEE
+    arithmetic in a fixed order: the same bits on every CPU, whatever its vector width,
+    and about twice as fast as the C library's ``exp`` here, because the loops
+    vectorise. ``s1``, ``s2``: scratch of ``x``'s length; ``x`` and ``out`` distinct.
+
+    ``exp(x) = exp(r) 2**k``; the power of two is built from its bits, as two factors
+    ``2**k1 2**k2`` (``k1 = floor(k / 2)``) that are normal numbers, so that a result in
+    the subnormal range is rounded once, by the last product. ``x`` below -746 is -746
+    (``exp`` is 0 there in float64), which keeps ``k`` finite."""
+    m = x.shape[0]
+    for t in range(m):                       # the two powers of two, as integers + _MAGIC
+        xt = x[t]
+        xt = -746.0 if xt < -746.0 else xt
+        kf = np.floor(xt * _INV_LN2 + 0.5)
+        k1 = np.floor(kf * 0.5)
+        s1[t] = k1 + _MAGIC
+        s2[t] = (kf - k1) + _MAGIC
+    for t in range(m):                       # exp(r)
+        xt = x[t]
+        xt = -746.0 if xt < -746.0 else xt
+        kf = np.floor(xt * _INV_LN2 + 0.5)
+        r = (xt - kf * _LN2_HI) - kf * _LN2_LO
+        q = 1.0 / 87178291200.0
+        q = q * r + 1.0 / 6227020800.0
+        q = q * r + 1.0 / 479001600.0
+        q = q * r + 1.0 / 39916800.0
+        q = q * r + 1.0 / 3628800.0
+        q = q * r + 1.0 / 362880.0
+        q = q * r + 1.0 / 40320.0
+        q = q * r + 1.0 / 5040.0
+        q = q * r + 1.0 / 720.0
+        q = q * r + 1.0 / 120.0
+        q = q * r + 1.0 / 24.0
+        q = q * r + 1.0 / 6.0
+        q = q * r + 0.5
+        out[t] = 1.0 + (r + (r * r) * q)
+    b1 = s1.view(np.int64)
+    b2 = s2.view(np.int64)
+    for t in range(m):                       # 2**k: the exponent field k + 1023
+        b1[t] = (b1[t] - _MAGIC_BITS + 1023) << 52
+        b2[t] = (b2[t] - _MAGIC_BITS + 1023) << 52
+    for t in range(m):
+        out[t] = (out[t] * s1[t]) * s2[t]
+
+
 @njit(cache=True)
 def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.ndarray,
           ax: int, ak: int, cols: np.ndarray, start: int, stop: int,
@@ -163,19 +221,30 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
             if not math.isfinite(out[t]):
                 ok = False
         return ok
-    sqa = sq[ax] if kind == 2 else 0.0
+    if kind == 2:
+        # x = -gamma d2 (0 for the sample itself and where d2 <= 0: exp gives exactly 1,
+        # also for gamma = inf; a NaN distance stays NaN), then exp(x), vectorised
+        sqa = sq[ax]
+        sqr = sq[start:stop]
+        me = ax - start
+        w = np.empty(3 * m)
+        xs = w[:m]
+        for t in range(m):
+            d2 = (sqa + sqr[t]) - 2.0 * o[t]
+            xs[t] = 0.0 if (t == me or d2 <= 0.0) else -gamma * d2
+        _exp_nonpositive(xs, o, w[m:2 * m], w[2 * m:])
+        for t in range(m):
+            v = o[t] * inv
+            o[t] = v
+            if not math.isfinite(v):
+                ok = False
+        return ok
     for k in range(stop - start):
         dt = out[start + k]
         if kind == 0:
             v = dt
         elif kind == 1:
             v = (gamma * dt + coef0) ** degree
-        elif kind == 2:
-            d2 = (sqa + sq[start + k]) - 2.0 * dt
-            if start + k == ax or d2 <= 0.0:
-                v = 1.0                       # exp(-gamma * 0), also for gamma = inf
-            else:
-                v = math.exp(-gamma * d2)
         else:
             v = math.tanh(gamma * dt + coef0)
         v = v * inv
@@ -753,6 +822,107 @@ def _diag(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
     return out
 
 
+@njit(cache=True)
+def _gather_data(X: np.ndarray, rows: np.ndarray, want_sq: bool) -> tuple:
+    """The samples ``rows`` of ``X`` (``n x d``) transposed, ``d x len(rows)`` (a private
+    copy, the layout :func:`_fill` reads), and their squared norms (``want_sq``; else a
+    placeholder)."""
+    m = rows.shape[0]
+    d = X.shape[1]
+    XT = np.empty((d, m))
+    for t in range(m):
+        r = rows[t]
+        for f in range(d):
+            XT[f, t] = X[r, f]
+    sq = _sq_norms(XT) if want_sq else np.zeros(1)
+    return XT, sq
+
+
+@njit(cache=True)
+def _new_state(base: np.ndarray, y: np.ndarray, pv: np.ndarray, QD: np.ndarray,
+               Cs: np.ndarray, XT: np.ndarray, sq: np.ndarray, nslots: int, row_len: int,
+               n_keys: int, n: int, svr: bool, shrinking: bool, tol: float) -> tuple:
+    """The solver's state at ``alpha = 0`` (``v = -y p``: ``I_up = {y = +1}``, ``I_low =
+    {y = -1}``): the problem tuple (private copies of the per-variable arrays, which
+    shrinking permutes), an empty row cache of ``nslots`` rows of ``row_len``, the
+    buffers, and the integer and float state. One compiled call instead of a score of
+    small numpy ones (a one-vs-one fit builds 45 of these)."""
+    l = y.shape[0]
+    alpha = np.zeros(l)
+    U = np.empty(l)
+    L = np.empty(l)
+    for t in range(l):
+        if y[t] > 0:
+            U[t] = -pv[t]
+            L[t] = np.inf
+        else:
+            U[t] = -np.inf
+            L[t] = pv[t]
+    const_diag = True
+    for t in range(1, l):
+        if QD[t] != QD[0]:
+            const_diag = False
+    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, np.zeros(l),
+            np.zeros(l, dtype=np.int8), np.arange(l), XT, sq, Cs.copy())
+    cache = (np.empty((nslots, row_len)), np.full(n_keys, -1), np.full(nslots, -1),
+             np.zeros(n_keys, dtype=np.int64), np.full(nslots + 1, nslots),
+             np.full(nslots + 1, nslots), np.arange(nslots)[::-1].copy(),
+             np.array([nslots, 0, 0, 0]))
+    buf = np.empty((2, l)) if svr else np.empty((2, 1))
+    ident = np.arange(n) if svr else np.zeros(1, dtype=np.int64)
+    istate = np.zeros(13, dtype=np.int64)
+    istate[_COUNTER] = min(l, 1000) + 1
+    istate[_ACTIVE] = l
+    istate[_SVR] = int(svr)
+    istate[_SHRINK] = int(shrinking)
+    istate[_CONSTD] = int(l > 0 and const_diag)
+    cmax = 0.0
+    for t in range(l):
+        cmax = max(cmax, Cs[t]) if t else Cs[t]
+    fstate = np.array([cmax, tol, np.inf])
+    return prob, cache, buf, ident, istate, fstate, np.empty((_HIST_CAP, 3))
+
+
+@njit(cache=True)
+def _unpermute(active_set: np.ndarray, alpha: np.ndarray, U: np.ndarray, L: np.ndarray,
+               y: np.ndarray) -> tuple:
+    """``alpha`` and the gradient ``-y v`` back in the caller's order (shrinking permuted
+    them; ``active_set[t]`` is the caller's index of position ``t``), and whether every
+    gradient entry is finite (a NaN can hide from the selection: NaN > m is false)."""
+    l = alpha.shape[0]
+    out_alpha = np.empty(l)
+    out_G = np.empty(l)
+    finite = True
+    for t in range(l):
+        v = U[t] if U[t] != -np.inf else L[t]
+        g = -y[t] * v
+        out_alpha[active_set[t]] = alpha[t]
+        out_G[active_set[t]] = g
+        if not math.isfinite(g):
+            finite = False
+    return out_alpha, out_G, finite
+
+
+def _result(y: np.ndarray, p: np.ndarray | None, Cs: np.ndarray, scale: float,
+            out_alpha: np.ndarray, out_G: np.ndarray, finite: bool, istate: np.ndarray,
+            stats: dict) -> FastResult:
+    """The certificate of a run (the maximal violation, libsvm's intercept and the
+    objective, by the shared rules of :mod:`ktheory.svm._core`) and its result in the
+    caller's units (``alpha / scale``)."""
+    nonfinite = istate[_STATUS] == _NONFINITE or not finite
+    pos = y > 0
+    v = np.where(pos, -out_G, out_G)          # v = -y G
+    gap = violation(out_alpha, v, pos, Cs)
+    b, obj = intercept_and_objective(out_alpha, v, pos, Cs, p)
+    if scale != 1.0:
+        out_alpha = out_alpha / scale
+        obj = obj / scale
+    return FastResult(alpha=out_alpha, grad=out_G, intercept=b, objective=obj,
+                      n_iter=int(istate[_IT]), gap=gap,
+                      converged=istate[_STATUS] == _CONVERGED and not nonfinite,
+                      nonfinite=bool(nonfinite), stats=stats)
+
+
 # ---------------------------------------------------------------------------
 # the driver
 # ---------------------------------------------------------------------------
@@ -795,9 +965,9 @@ def _kernel_arrays(kind: int, X: np.ndarray | None, kparams: tuple[float, float,
     if kind == 4:
         K2 = np.ascontiguousarray(Kpre, dtype=np.float64)
         return dummy, np.zeros(1), np.array([0.0, 0.0, 1.0, inv_scale]), K2
-    Xf = np.asarray(X, dtype=np.float64)
-    XT = np.array((Xf if rows is None else Xf[rows]).T, order="C")   # d x n (_fill), private
-    sq = _sq_norms(XT) if kind == 2 else np.zeros(1)
+    Xf = np.ascontiguousarray(X, dtype=np.float64)
+    idx = np.arange(Xf.shape[0], dtype=np.int64) if rows is None else rows
+    XT, sq = _gather_data(Xf, np.ascontiguousarray(idx, dtype=np.int64), kind == 2)
     gamma, coef0, degree = kparams
     return XT, sq, np.array([gamma, coef0, degree, inv_scale]), dummy
 
@@ -878,51 +1048,26 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     else:
         dg = np.asarray(diag)[base]
     QD = np.ascontiguousarray(dg * inv)
-    const_diag = bool(QD.size) and bool(np.all(QD == QD[0]))
     pv = -np.ones(l) if p is None else np.array(p, dtype=np.float64)
-    alpha = np.zeros(l)
-    v0 = np.where(y > 0, -pv, pv)                 # v = -y grad = -y p at alpha = 0
-    U = np.where(y > 0, v0, -np.inf)              # alpha = 0: I_up = {y = +1}
-    L = np.where(y > 0, np.inf, v0)               #            I_low = {y = -1}
-    gbar = np.zeros(l)
-    status = np.zeros(l, dtype=np.int8)
+    n_keys = n if svr else l
+    row_len = n if svr else l
+    nslots = _slots(cache_size, row_len, n_keys)
+    prob, cache, buf, ident, istate, fstate, hist = _new_state(
+        base, y, pv, QD, Cs, XT, sq, nslots, row_len, n_keys, n, svr, bool(shrinking),
+        float(tol))
+    alpha, U, L, gbar, status, active_set = prob[4:10]
     if warm is not None:
         if svr:
             raise ValueError("a warm start is for the classification layout (one variable "
                              "per sample), not SVR's 2n variables")
         a0, g0, gb0 = (np.asarray(w, dtype=np.float64) for w in warm)
-        alpha = a0 * scale
-        status = np.where(a0 <= 0.0, _LOWER, np.where(alpha >= Cs, _UPPER, _FREE)).astype(np.int8)
-        alpha[status == _LOWER] = 0.0
-        alpha[status == _UPPER] = Cs[status == _UPPER]
+        status[:] = np.where(a0 <= 0.0, _LOWER, np.where(a0 * scale >= Cs, _UPPER, _FREE))
+        alpha[:] = np.where(status == _LOWER, 0.0, np.where(status == _UPPER, Cs, a0 * scale))
         v = -y * g0                               # gradient and G_bar: unchanged by scale
         pos = y > 0
-        U = np.where(np.where(pos, status != _UPPER, status != _LOWER), v, -np.inf)
-        L = np.where(np.where(pos, status != _LOWER, status != _UPPER), v, np.inf)
-        gbar = gb0.copy()
-    active_set = np.arange(l, dtype=np.int64)
-    prob = (base.copy(), y.copy(), pv.copy(), QD, alpha, U, L, gbar, status, active_set, XT,
-            sq, Cs.copy())
-
-    n_keys = n if svr else l
-    row_len = n if svr else l
-    nslots = _slots(cache_size, row_len, n_keys)
-    pool = np.empty((nslots, row_len))
-    cache = (pool, np.full(n_keys, -1, dtype=np.int64), np.full(nslots, -1, dtype=np.int64),
-             np.zeros(n_keys, dtype=np.int64), np.full(nslots + 1, nslots, dtype=np.int64),
-             np.full(nslots + 1, nslots, dtype=np.int64),
-             np.arange(nslots, dtype=np.int64)[::-1].copy(),
-             np.array([nslots, 0, 0, 0], dtype=np.int64))
-    buf = np.empty((2, l)) if svr else np.empty((2, 1))
-    ident = np.arange(n, dtype=np.int64) if svr else np.zeros(1, dtype=np.int64)
-    istate = np.zeros(13, dtype=np.int64)
-    hist = np.empty((_HIST_CAP, 3))
-    istate[_COUNTER] = min(l, 1000) + 1
-    istate[_ACTIVE] = l
-    istate[_SVR] = int(svr)
-    istate[_SHRINK] = int(bool(shrinking))
-    istate[_CONSTD] = int(const_diag)
-    fstate = np.array([float(Cs.max()) if l else 0.0, tol, np.inf])
+        U[:] = np.where(np.where(pos, status != _UPPER, status != _LOWER), v, -np.inf)
+        L[:] = np.where(np.where(pos, status != _LOWER, status != _UPPER), v, np.inf)
+        gbar[:] = gb0
     max_iter = min(int(max_iter), sys.maxsize)
 
     say = report if report is not None else print
@@ -932,8 +1077,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     chunk = 1000 if verbose else min(max_iter, FLOOR_CHECK)
     if stall_window > 0:
         chunk = min(chunk, stall_window)
-    kmax = float(np.max(np.abs(QD))) if QD.size else 0.0
-    pmax = float(np.max(np.abs(pv))) if pv.size else 0.0
+    kmax = pmax = None
     floor = 0.0
     last = time.perf_counter()
     window_it, window_gap, stalled = 0, np.inf, False
@@ -944,6 +1088,9 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
                istate, fstate, hist)
         if istate[_STATUS] != _RUNNING:
             break
+        if kmax is None:
+            kmax = float(np.max(np.abs(QD))) if QD.size else 0.0
+            pmax = float(np.max(np.abs(pv))) if pv.size else 0.0
         fl = rounding_floor(kmax, pmax, float(alpha.sum()))
         if fstate[2] < fl:
             floor = fl
@@ -967,29 +1114,13 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     if verbose:
         say(_progress(istate, fstate, l, cache, final=True))
 
-    out_alpha = np.empty(l)
-    out_G = np.empty(l)
-    out_alpha[active_set] = alpha
-    yp = prob[1]
-    out_G[active_set] = -yp * np.where(U != -np.inf, U, L)
-    # a NaN gradient can also hide from the selection (NaN > m is false): check all of it
-    nonfinite = istate[_STATUS] == _NONFINITE or not bool(np.all(np.isfinite(out_G)))
-    pos = y > 0
-    v = np.where(pos, -out_G, out_G)          # v = -y G
-    gap = violation(out_alpha, v, pos, Cs)
-    b, obj = intercept_and_objective(out_alpha, v, pos, Cs, None if p is None else pv)
-    if scale != 1.0:
-        out_alpha = out_alpha / scale
-        obj = obj / scale
     if floor > 0:
         stats["floor"] = floor
     if stalled:
         stats["stalled"] = True
-    return FastResult(alpha=out_alpha, grad=out_G, intercept=b, objective=obj,
-                      n_iter=int(istate[_IT]), gap=gap,
-                      converged=istate[_STATUS] == _CONVERGED and not nonfinite,
-                      nonfinite=bool(nonfinite),
-                      stats=stats)
+    out_alpha, out_G, finite = _unpermute(active_set, alpha, U, L, prob[1])
+    return _result(y, None if p is None else pv, Cs, scale, out_alpha, out_G, finite, istate,
+                   stats)
 
 
 def _stats(istate: np.ndarray, cache: tuple, nslots: int, row_len: int) -> dict:
