@@ -38,9 +38,15 @@ the curvature ``K_ii + K_tt - 2 K_it`` needs no signs, and the gradient step of
 
 Kernel values are kept in float64 (libsvm keeps ``float``): the cache holds half
 as many entries per MiB as libsvm's, and the gradient carries no single-precision
-error (see Chapter 9's note on libsvm's float cache).
+error (see Chapter 9's note on libsvm's float cache). A row is computed with the data
+held transposed (``d x n``): its inner products are summed feature by feature *across*
+the row, each in the features' order, so the loop vectorises without reassociating any
+sum; the RBF rows' exponentials are this module's own (:func:`_exp_nonpositive`, within
+one unit in the last place, in vectorisable IEEE arithmetic). A kernel value is thus the
+same, bit for bit, on every CPU numba compiles for, whatever its vector width or C
+library (the portability check's premise, tested).
 
-One file of about 900 lines: the compiled functions call one another and share the
+One file of about 1100 lines: the compiled functions call one another and share the
 layout of the cache and the state arrays, and numba compiles and caches them as one
 unit; split, that layout would be described in two places. It imports only the
 solver layer's shared rules (:mod:`ktheory.svm._core`).
@@ -1038,7 +1044,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     inv = 1.0 / scale
     # the bounds in the caller's order (for the certificate) and the solver's own copy,
     # permuted with the other per-variable arrays by shrinking
-    Cs = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64) * scale, (l,)))
+    Cs = (np.full(l, float(C) * scale) if np.ndim(C) == 0
+          else np.ascontiguousarray(np.asarray(C, dtype=np.float64) * scale))
     # the data in the solver's (position) order for classification, by sample for SVR
     XT, sq, kp, K2 = _kernel_arrays(kind, X, kparams, inv, Kpre,
                                     None if svr or kind == 4 else base)

@@ -613,8 +613,9 @@ class KernelSVMBase(KTheoryEstimator):
         window = max(10 * l, FACE_WINDOW)
         res = solve(None, window, max_iter)
         done, rounds = res.n_iter, 0
-        Cv = np.broadcast_to(np.asarray(C, dtype=np.float64), (l,))
-        pv = -np.ones(l) if p is None else np.asarray(p, dtype=np.float64)
+        if res.stats.get("stalled"):
+            Cv = np.broadcast_to(np.asarray(C, dtype=np.float64), (l,))
+            pv = -np.ones(l) if p is None else np.asarray(p, dtype=np.float64)
         while res.stats.get("stalled") and not res.nonfinite and done < max_iter:
             alpha = np.clip(res.alpha, 0.0, Cv)
             alpha[alpha >= Cv * (1.0 - 1e-12)] = Cv[alpha >= Cv * (1.0 - 1e-12)]

@@ -134,25 +134,31 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
     gap = np.empty(n_pairs)
     unconverged = []
     stats = []
-    for p, (i, j) in enumerate(pairs):
-        pos = np.r_[start[i]:start[i] + counts[i], start[j]:start[j] + counts[j]]
-        y = np.r_[np.ones(counts[i]), -np.ones(counts[j])]
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
+    idx = np.arange(n)
+    # the pairs' warnings in one record: non-convergence is reported once, below, for all
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        for p, (i, j) in enumerate(pairs):
+            si = slice(start[i], start[i] + counts[i])
+            sj = slice(start[j], start[j] + counts[j])
+            pos = np.concatenate((idx[si], idx[sj]))
+            y = np.concatenate((np.ones(counts[i]), -np.ones(counts[j])))
             base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
             res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter, diag=diag,
                             rows=rows)
-        for wrn in caught:
-            if not issubclass(wrn.category, ConvergenceWarning):
-                warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
-        if not res.converged:
-            unconverged.append(f"({i}, {j}): {res.gap:.3g}")
-        coef_sorted[p, pos] = res.alpha[::-1] * y
-        intercept[p] = 0.0 + res.intercept   # libsvm's -rho; 0.0 + avoids -0.0
-        n_iter[p] = res.n_iter
-        objective[p] = res.objective
-        gap[p] = res.gap
-        stats.append(res.stats)
+            if not res.converged:
+                unconverged.append(f"({i}, {j}): {res.gap:.3g}")
+            a = res.alpha[::-1]                  # in pos's order: class i, then class j
+            coef_sorted[p, si] = a[:counts[i]]
+            coef_sorted[p, sj] = -a[counts[i]:]
+            intercept[p] = 0.0 + res.intercept   # libsvm's -rho; 0.0 + avoids -0.0
+            n_iter[p] = res.n_iter
+            objective[p] = res.objective
+            gap[p] = res.gap
+            stats.append(res.stats)
+    for wrn in caught:
+        if not issubclass(wrn.category, ConvergenceWarning):
+            warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
     del gram
     if unconverged:
         warnings.warn(
