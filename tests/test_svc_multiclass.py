@@ -505,3 +505,23 @@ def test_each_pair_is_the_binary_svm_on_its_two_classes(kernel):
         np.testing.assert_allclose(binary.objective_, multi.objective_[p], rtol=1e-10)
         np.testing.assert_allclose(binary.alpha_, multi.alpha_[p, m], rtol=1e-6, atol=1e-9)
         np.testing.assert_allclose(binary.intercept_[0], -multi.intercept_[p], rtol=1e-8, atol=1e-10)
+
+
+def test_a_pairs_warning_is_passed_on_even_when_a_later_pair_fails(monkeypatch):
+    # the pairs' warnings are recorded together (non-convergence is summarised once);
+    # any other warning a pair raised must still reach the caller if a later pair fails
+    X, y = load_iris(return_X_y=True)
+    calls = {"n": 0}
+    real = SVC._dual
+
+    def dual(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            warnings.warn("from the first pair", UserWarning, stacklevel=1)
+            return real(self, *args, **kwargs)
+        raise ValueError("the second pair fails")
+
+    monkeypatch.setattr(SVC, "_dual", dual)
+    with pytest.warns(UserWarning, match="from the first pair"):
+        with pytest.raises(ValueError, match="second pair"):
+            SVC().fit(X, y)

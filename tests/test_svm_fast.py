@@ -859,3 +859,38 @@ def test_the_rows_exp_is_within_one_ulp_of_the_correctly_rounded_value():
     assert ulps.max() <= 1.0
     assert out[-10] == 1.0 and out[-9] == 1.0                   # exp(0) exactly
     assert np.all(out[-5:-1] == 0.0)                             # exp(-inf) and the like
+
+
+@pytest.mark.parametrize("bad, match", [
+    ({"C": np.array([0.5])}, "C must be"),
+    ({"p": np.array([-1.0])}, "p must have shape"),
+    ({"base": np.arange(40) + 1}, "base must hold"),
+    ({"base": np.arange(39)}, "base must hold"),
+    ({"diag": np.ones(3)}, "diag must have shape"),
+])
+def test_arguments_of_the_wrong_shape_are_refused_before_the_compiled_loop(bad, match):
+    # the loops index without bounds checks: a short C or p, a base entry beyond the
+    # samples would read or write outside the arrays (a crash or a silent NaN), not fail
+    X, y = _classification(3, 40)
+    kw = {"C": 1.0, **bad}
+    C = kw.pop("C")
+    with pytest.raises(ValueError, match=match):
+        _fast.fast_smo(0, X, y, C, 1e-3, 10_000, **kw)
+
+
+def test_data_without_a_feature_is_refused():
+    y = np.r_[np.ones(5), -np.ones(5)]
+    with pytest.raises(ValueError, match="at least one feature"):
+        _fast.fast_smo(2, np.zeros((10, 0)), y, 1.0, 1e-3, 1000, kparams=(0.5, 0.0, 3.0))
+
+
+def test_the_exp_of_a_positive_argument_is_accurate_or_overflows():
+    # no RBF row has one, but the function must not turn an overflow into a finite value
+    x = np.r_[np.linspace(1e-6, 709.7, 20_000), 710.0, 1e5, 1e300, np.inf]
+    out = np.empty_like(x)
+    _fast._exp_nonpositive(x, out, np.empty_like(x), np.empty_like(x))
+    with np.errstate(over="ignore"):
+        ref = np.exp(x)
+    fin = np.isfinite(ref)
+    assert np.max(np.abs(out[fin] - ref[fin]) / np.spacing(ref[fin])) <= 1.0
+    assert np.all(np.isposinf(out[~fin]))

@@ -105,6 +105,8 @@ def figure(root: Path, name: str, rows: list[dict]) -> str:
 
 
 def render(record: dict | None, root: Path | None = None) -> str:
+    from ktheory.svm._kernel_svm import AUTO_NUMPY_ITER, NUMPY_MAX_SAMPLES
+
     head = "(performance)=\n# How fast is ktheory\n\n"
     if record is None:
         return head + ("No benchmark record is present: run `make bench` to write\n"
@@ -137,7 +139,14 @@ def render(record: dict | None, root: Path | None = None) -> str:
         "$t \\approx a\\,n^b$ over the sizes shown: how the cost grows with $n$ at these "
         "sizes (an $O(n^2)$ kernel method shows a slope near 2 once the kernel dominates, "
         "less while fixed costs do). On a shared machine single timings move by tens of per "
-        "cent between runs; the slopes and the orders of magnitude are what to read.\n\n")
+        "cent between runs; the slopes and the orders of magnitude are what to read.\n\n"
+        "**Which solver.** By default (`solver=\"auto\"`) `SVC` and `SVR` solve "
+        f"training sets of at most {NUMPY_MAX_SAMPLES} samples with numpy, on the Gram "
+        "matrix, so that a first fit of such a set does not load numba "
+        "(`benchmarks/bench_start.py`); they hand over to the compiled solver only when "
+        f"SMO needs more than {AUTO_NUMPY_ITER:,} steps or the Gram matrix would exceed "
+        "`gram_limit_mb`. Larger sets, and the rows marked `solver='compiled'`, run the "
+        "compiled solver, timed with numba already loaded.\n\n")
     groups = series_rows(record)
     if groups:
         text.append("## Cost against the number of samples\n\n")

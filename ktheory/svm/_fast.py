@@ -42,9 +42,10 @@ error (see Chapter 9's note on libsvm's float cache). A row is computed with the
 held transposed (``d x n``): its inner products are summed feature by feature *across*
 the row, each in the features' order, so the loop vectorises without reassociating any
 sum; the RBF rows' exponentials are this module's own (:func:`_exp_nonpositive`, within
-one unit in the last place, in vectorisable IEEE arithmetic). A kernel value is thus the
-same, bit for bit, on every CPU numba compiles for, whatever its vector width or C
-library (the portability check's premise, tested).
+one unit in the last place, in vectorisable IEEE arithmetic). A linear or RBF kernel value
+is thus the same, bit for bit, on every CPU numba compiles for, whatever its vector width
+or C library (the portability check's premise, tested); the polynomial and sigmoid
+kernels call the C library's ``pow`` and ``tanh``.
 
 One file of about 1100 lines: the compiled functions call one another and share the
 layout of the cache and the state arrays, and numba compiles and caches them as one
@@ -136,18 +137,20 @@ def _exp_nonpositive(x: np.ndarray, out: np.ndarray, s1: np.ndarray, s2: np.ndar
     ``exp(x) = exp(r) 2**k``; the power of two is built from its bits, as two factors
     ``2**k1 2**k2`` (``k1 = floor(k / 2)``) that are normal numbers, so that a result in
     the subnormal range is rounded once, by the last product. ``x`` below -746 is -746
-    (``exp`` is 0 there in float64), which keeps ``k`` finite."""
+    (``exp`` is 0 there in float64) and ``x`` above 710 is 710 (``exp`` overflows to
+    ``inf``), which keeps ``k`` finite; a positive ``x`` (no RBF row has one) is thus
+    within one unit too, or ``inf``."""
     m = x.shape[0]
     for t in range(m):                       # the two powers of two, as integers + _MAGIC
         xt = x[t]
-        xt = -746.0 if xt < -746.0 else xt
+        xt = -746.0 if xt < -746.0 else (710.0 if xt > 710.0 else xt)
         kf = np.floor(xt * _INV_LN2 + 0.5)
         k1 = np.floor(kf * 0.5)
         s1[t] = k1 + _MAGIC
         s2[t] = (kf - k1) + _MAGIC
     for t in range(m):                       # exp(r)
         xt = x[t]
-        xt = -746.0 if xt < -746.0 else xt
+        xt = -746.0 if xt < -746.0 else (710.0 if xt > 710.0 else xt)
         kf = np.floor(xt * _INV_LN2 + 0.5)
         r = (xt - kf * _LN2_HI) - kf * _LN2_LO
         q = 1.0 / 87178291200.0
@@ -981,6 +984,29 @@ def _kernel_arrays(kind: int, X: np.ndarray | None, kparams: tuple[float, float,
     return XT, sq, np.array([gamma, coef0, degree, inv_scale]), dummy
 
 
+def _check_layout(kind: int, X: np.ndarray | None, Kpre: np.ndarray | None, y: np.ndarray,
+                  C: float | np.ndarray, p: np.ndarray | None, base: np.ndarray,
+                  diag: np.ndarray | None, n: int) -> None:
+    """A ``ValueError`` for arguments of the wrong shape: the compiled loops index without
+    bounds checks, so a short ``C`` or ``p``, a ``base`` entry outside ``0..n-1`` or data
+    without a feature would read or write outside the arrays instead of failing."""
+    l = y.shape[0]
+    if kind == 4:
+        if Kpre is None or Kpre.ndim != 2 or Kpre.shape[0] != Kpre.shape[1]:
+            raise ValueError("kind 4 ('precomputed') needs a square Gram matrix Kpre")
+    elif X is None or X.ndim != 2 or X.shape[1] < 1:
+        raise ValueError(f"X must be a 2-D array with at least one feature, got shape "
+                         f"{None if X is None else X.shape}")
+    if np.ndim(C) not in (0, 1) or (np.ndim(C) == 1 and np.shape(C) != (l,)):
+        raise ValueError(f"C must be a number or have shape ({l},), got shape {np.shape(C)}")
+    if p is not None and np.shape(p) != (l,):
+        raise ValueError(f"p must have shape ({l},), got {np.shape(p)}")
+    if base.shape != (l,) or (l and (int(base.min()) < 0 or int(base.max()) >= n)):
+        raise ValueError(f"base must hold {l} sample indices in 0..{n - 1}")
+    if diag is not None and np.shape(diag) != (n,):
+        raise ValueError(f"diag must have shape ({n},), got {np.shape(diag)}")
+
+
 def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarray, tol: float,
              max_iter: int, *, kparams: tuple[float, float, float] = (0.0, 0.0, 1.0),
              Kpre: np.ndarray | None = None, base: np.ndarray | None = None,
@@ -1043,6 +1069,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     l = y.shape[0]
     n = Kpre.shape[0] if kind == 4 else X.shape[0]
     base = np.arange(l, dtype=np.int64) % n if base is None else np.ascontiguousarray(base, dtype=np.int64)
+    _check_layout(kind, X, Kpre, y, C, p, base, diag, n)
     svr = l > n or bool(np.any(np.bincount(base, minlength=n) > 1))   # a sample used twice
     inv = 1.0 / scale
     # the bounds in the caller's order (for the certificate) and the solver's own copy,

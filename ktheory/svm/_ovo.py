@@ -135,30 +135,34 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
     unconverged = []
     stats = []
     idx = np.arange(n)
-    # the pairs' warnings in one record: non-convergence is reported once, below, for all
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        for p, (i, j) in enumerate(pairs):
-            si = slice(start[i], start[i] + counts[i])
-            sj = slice(start[j], start[j] + counts[j])
-            pos = np.concatenate((idx[si], idx[sj]))
-            y = np.concatenate((np.ones(counts[i]), -np.ones(counts[j])))
-            base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
-            res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter, diag=diag,
-                            rows=rows)
-            if not res.converged:
-                unconverged.append(f"({i}, {j}): {res.gap:.3g}")
-            a = res.alpha[::-1]                  # in pos's order: class i, then class j
-            coef_sorted[p, si] = a[:counts[i]]
-            coef_sorted[p, sj] = -a[counts[i]:]
-            intercept[p] = 0.0 + res.intercept   # libsvm's -rho; 0.0 + avoids -0.0
-            n_iter[p] = res.n_iter
-            objective[p] = res.objective
-            gap[p] = res.gap
-            stats.append(res.stats)
-    for wrn in caught:
-        if not issubclass(wrn.category, ConvergenceWarning):
-            warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
+    caught: list = []
+    # the pairs' warnings in one record: non-convergence is reported once, below, for all;
+    # the others are passed on, also when a pair fails
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            for p, (i, j) in enumerate(pairs):
+                si = slice(start[i], start[i] + counts[i])
+                sj = slice(start[j], start[j] + counts[j])
+                pos = np.concatenate((idx[si], idx[sj]))
+                y = np.concatenate((np.ones(counts[i]), -np.ones(counts[j])))
+                base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
+                res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter,
+                                diag=diag, rows=rows)
+                if not res.converged:
+                    unconverged.append(f"({i}, {j}): {res.gap:.3g}")
+                a = res.alpha[::-1]                  # in pos's order: class i, then j
+                coef_sorted[p, si] = a[:counts[i]]
+                coef_sorted[p, sj] = -a[counts[i]:]
+                intercept[p] = 0.0 + res.intercept   # libsvm's -rho; 0.0 + avoids -0.0
+                n_iter[p] = res.n_iter
+                objective[p] = res.objective
+                gap[p] = res.gap
+                stats.append(res.stats)
+    finally:
+        for wrn in caught:
+            if not issubclass(wrn.category, ConvergenceWarning):
+                warnings.warn_explicit(wrn.message, wrn.category, wrn.filename, wrn.lineno)
     del gram
     if unconverged:
         warnings.warn(
