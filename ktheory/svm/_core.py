@@ -31,6 +31,7 @@ __all__ = [
     "diag_scale",
     "hard_margin_feasible",
     "intercept_and_objective",
+    "shares_a_sample",
     "shift_weights",
     "tiny_scale",
     "violation",
@@ -129,6 +130,19 @@ def diag_scale(diag: np.ndarray) -> float:
 #: at C = 100); reached where float64 cannot resolve ``tol`` (a degree-400 polynomial
 #: kernel: kernel values near 1e280), where SMO would otherwise run forever.
 ROUNDING_FLOOR = 1.0
+
+
+def shares_a_sample(base: np.ndarray, n: int) -> bool:
+    """Whether two of the variables sit on one sample (``base[s]``, a sample of ``0..n-1``
+    for each variable): SVR's layout of ``2n`` variables on ``n`` samples, as opposed to
+    classification's one variable per sample.
+
+    Examples
+    --------
+    >>> shares_a_sample(np.array([2, 0, 1]), 3), shares_a_sample(np.array([1, 0, 1, 0]), 2)
+    (False, True)
+    """
+    return base.shape[0] > n or bool(np.any(np.bincount(base, minlength=n) > 1))
 
 
 def rounding_floor(kmax: float, pmax: float, alpha_sum: float) -> float:

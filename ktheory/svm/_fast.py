@@ -64,7 +64,13 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit
 
-from ._core import DEFAULT_CACHE_MB, intercept_and_objective, rounding_floor, violation
+from ._core import (
+    DEFAULT_CACHE_MB,
+    intercept_and_objective,
+    rounding_floor,
+    shares_a_sample,
+    violation,
+)
 
 __all__ = ["FastResult", "fast_smo", "KERNEL_CODES", "DEFAULT_CACHE_MB"]
 
@@ -226,8 +232,8 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
         for t in range(m):
             o[t] += xa * r[t]
     if kind == 0 and inv == 1.0:
-        for t in range(start, stop):
-            if not math.isfinite(out[t]):
+        for t in range(m):
+            if not math.isfinite(o[t]):
                 ok = False
         return ok
     if kind == 2:
@@ -888,10 +894,7 @@ def _new_state(base: np.ndarray, y: np.ndarray, pv: np.ndarray, QD: np.ndarray,
     istate[_SVR] = int(svr)
     istate[_SHRINK] = int(shrinking)
     istate[_CONSTD] = int(l > 0 and const_diag)
-    cmax = 0.0
-    for t in range(l):
-        cmax = max(cmax, Cs[t]) if t else Cs[t]
-    fstate = np.array([cmax, tol, np.inf])
+    fstate = np.array([Cs.max() if l else 0.0, tol, np.inf])
     return prob, cache, buf, ident, istate, fstate, np.empty((_HIST_CAP, 3))
 
 
@@ -1070,7 +1073,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     n = Kpre.shape[0] if kind == 4 else X.shape[0]
     base = np.arange(l, dtype=np.int64) % n if base is None else np.ascontiguousarray(base, dtype=np.int64)
     _check_layout(kind, X, Kpre, y, C, p, base, diag, n)
-    svr = l > n or bool(np.any(np.bincount(base, minlength=n) > 1))   # a sample used twice
+    svr = shares_a_sample(base, n)
     inv = 1.0 / scale
     # the bounds in the caller's order (for the certificate) and the solver's own copy,
     # permuted with the other per-variable arrays by shrinking

@@ -56,6 +56,7 @@ from ._core import (
     check_max_iter,
     diag_scale,
     hard_margin_feasible,
+    shares_a_sample,
 )
 from ._smo import smo_on_gram
 
@@ -607,7 +608,7 @@ class KernelSVMBase(KTheoryEstimator):
         """
         l = y.shape[0]
         n_all = X.shape[0]
-        svr = l > n_all or bool(np.any(np.bincount(base, minlength=n_all) > 1))
+        svr = shares_a_sample(base, n_all)
         if svr:
             return solve(None, 0, max_iter)
         window = max(10 * l, FACE_WINDOW)
