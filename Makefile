@@ -110,7 +110,7 @@ test-browser: test-build
 
 # The portability check: the unit tests, the doctests and strict nbval over every notebook
 # again, under numeric environments other than this machine's own (OpenBLAS forced to its
-# Nehalem, Sandybridge or Haswell kernels, one or two BLAS threads, numba compiling for a
+# Nehalem, Sandybridge, Haswell or SkylakeX kernels, one or two BLAS threads, numba compiling for a
 # generic x86-64, numpy's SIMD loops without AVX2 or AVX-512), as a reader's older or
 # different processor would round. An environment this processor cannot run is named and
 # skipped; it fails if one that ran failed or none could run. `.ci/run` runs it after

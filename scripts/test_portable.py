@@ -71,6 +71,17 @@ ENVIRONMENTS: dict[str, tuple[set[str], str, dict[str, str]]] = {
             "NPY_DISABLE_CPU_FEATURES": NO_AVX512,
         },
     ),
+    "skylakex-generic-1thread": (
+        {"avx512f"},
+        "an AVX-512 server: OpenBLAS's SkylakeX kernels on one thread (which compute small "
+        "products without the blocked GEMM and round a product of permuted rows differently), "
+        "numpy's AVX-512 loops, numba compiling for a generic x86-64",
+        {
+            "OPENBLAS_CORETYPE": "SkylakeX",
+            "OPENBLAS_NUM_THREADS": "1",
+            "NUMBA_CPU_NAME": "generic",
+        },
+    ),
 }
 
 PARTS = {

@@ -211,8 +211,10 @@ _OUT_OF_CORE = textwrap.dedent(
             if line.startswith("VmSize"):
                 return int(line.split()[1]) * 1024
 
-    for dt in (np.float32, np.float64):            # BLAS maps its buffers at its first call
-        np.ones((64, 64), dt) @ np.ones((64, 64), dt)
+    # BLAS maps its buffers at its first call of the blocked GEMM: 512 x 512, because
+    # OpenBLAS's SkylakeX kernel computes small products (64 x 64) without the buffer
+    for dt in (np.float32, np.float64):
+        np.ones((512, 512), dt) @ np.ones((512, 512), dt)
     n, d1, d2, rows = 1 << 20, 16, 8, 1 << 14
     total = n * (d1 + d2) * 4                      # X and Y in float32: 96 MiB
     room = 32 << 20                                # what is mapped now, plus 32 MiB

@@ -262,7 +262,10 @@ def test_raw_breast_cancer_small_mu_reaches_lda():
         _cos(X.T @ KernelFisherDiscriminant(kernel="linear", mu=mu).fit(X, y).alphas_[:, 0], coef)
         for mu in (1e-2, 1e-12, 1e-20, 1e-26)
     ]
-    assert cosines[0] < 0.5 and cosines[-1] > 1 - 1e-6
+    # at mu = 1e-26 the last digits are rounding's: 1 - cos measured 1.1e-7 to 2.4e-6 under
+    # OpenBLAS's Nehalem, Sandybridge, Haswell, Zen and SkylakeX kernels with 1 and 2
+    # threads (LDA's coef itself is exact to 1e-16 against a 60-digit mpmath solve)
+    assert cosines[0] < 0.5 and cosines[-1] > 1 - 1e-5
     assert all(b >= a - 1e-9 for a, b in zip(cosines, cosines[1:]))
 
 

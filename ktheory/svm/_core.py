@@ -31,6 +31,7 @@ __all__ = [
     "diag_scale",
     "hard_margin_feasible",
     "intercept_and_objective",
+    "permute_in_place",
     "shares_a_sample",
     "shift_weights",
     "tiny_scale",
@@ -290,3 +291,45 @@ def hard_margin_feasible(K: np.ndarray, y: np.ndarray, p: np.ndarray | None = No
     b = -np.ones(m) if p is None else np.asarray(p, dtype=np.float64)
     res = linprog(np.zeros(n + 1), A_ub=A, b_ub=b, bounds=(None, None), method="highs")
     return res.status != 2
+
+
+def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``K[np.ix_(order, order)]`` written into ``K`` itself (``n x n``, C-contiguous;
+    ``order`` a permutation of ``0..n-1``), with a block of rows and one row of extra
+    memory instead of a second ``n x n`` array: the columns of each block of rows by
+    ``np.take`` (about 8 MiB at a time), then the rows along the cycles of ``order``.
+    Returns ``K``.
+
+    Examples
+    --------
+    >>> G = np.arange(16.0).reshape(4, 4)
+    >>> order = np.array([2, 0, 3, 1])
+    >>> want = G[np.ix_(order, order)]
+    >>> bool(np.array_equal(permute_in_place(G, order), want))
+    True
+    """
+    order = np.asarray(order, dtype=np.intp)
+    n = order.shape[0]
+    if K.shape != (n, n) or not K.flags.c_contiguous:
+        raise ValueError(f"K must be a C-contiguous {n} x {n} array; got shape {K.shape}")
+    if n < 2 or np.array_equal(order, np.arange(n)):
+        return K
+    step = max(1, (1 << 20) // n)
+    for a in range(0, n, step):                 # columns, a block of rows at a time
+        K[a:a + step] = np.take(K[a:a + step], order, axis=1)
+    seen = np.zeros(n, dtype=bool)
+    for start in np.flatnonzero(order != np.arange(n)).tolist():
+        if seen[start]:
+            continue
+        held = K[start].copy()                  # rows along the cycle: K[i] <- K[order[i]]
+        i = start
+        while True:
+            seen[i] = True
+            j = int(order[i])
+            if j == start:
+                K[i] = held
+                break
+            K[i] = K[j]
+            i = j
+    return K
+

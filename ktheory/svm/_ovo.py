@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ._core import ConvergenceWarning
+from ._core import ConvergenceWarning, permute_in_place
 
 __all__ = [
     "class_pairs",
@@ -112,18 +112,20 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
     diag = rows = None
-    fast = est._solver(n_all)
+    size = (k - 1) * n             # the samples of all k(k-1)/2 pair problems together
+    fast = est._solver(n_all, size)
     if gram is None and fast is not None:   # the kernel's diagonal and rows, once for all pairs
         diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X,
                                 est._kernel_codes())
         rows = est._solver_rows(X)
     Xs, Cs, grouped = X, C, False
     if gram is None and fast is None:   # numpy path: the Gram matrix, once for all pairs,
-        if n == n_all:                  # of the samples in grouped order, so that a pair's
-            Xs = X[perm]                # block is four slices of it (gather_block)
+        gram = est._dual_gram(X)        # of X as given (see KernelSVMBase._dual_numpy), then
+        if n == n_all:                  # in grouped order, so that a pair's block is four
+            Xs = X[perm]                # slices of it (gather_block)
             Cs = C[perm] if np.ndim(C) else C
             grouped = True
-        gram = est._dual_gram(Xs)
+            permute_in_place(gram, perm)
 
     pairs = class_pairs(k)
     n_pairs = len(pairs)
@@ -148,7 +150,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
                 y = np.concatenate((np.ones(counts[i]), -np.ones(counts[j])))
                 base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
                 res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter,
-                                diag=diag, rows=rows)
+                                diag=diag, rows=rows, size=size)
                 if not res.converged:
                     unconverged.append(f"({i}, {j}): {res.gap:.3g}")
                 a = res.alpha[::-1]                  # in pos's order: class i, then j
