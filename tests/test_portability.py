@@ -74,7 +74,7 @@ def test_portable_environments_differ_from_each_other_and_have_their_own_cache()
     assert len(mod.ENVIRONMENTS) >= 2
     seen = set()
     for name, (needs, what, variables) in mod.ENVIRONMENTS.items():
-        assert variables["OPENBLAS_CORETYPE"] in ("Nehalem", "Sandybridge", "Haswell")
+        assert variables["OPENBLAS_CORETYPE"] in ("Nehalem", "Sandybridge", "Haswell", "SkylakeX")
         key = tuple(sorted(variables.items()))
         assert key not in seen
         seen.add(key)

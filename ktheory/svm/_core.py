@@ -297,7 +297,7 @@ def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
     """``K[np.ix_(order, order)]`` written into ``K`` itself (``n x n``, C-contiguous;
     ``order`` a permutation of ``0..n-1``), with a block of rows and one row of extra
     memory instead of a second ``n x n`` array: the columns of each block of rows by
-    ``np.take`` (about 8 MiB at a time), then the rows along the cycles of ``order``.
+    ``np.take`` (1 MiB at a time), then the rows along the cycles of ``order``.
     Returns ``K``.
 
     Examples
@@ -314,9 +314,12 @@ def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
         raise ValueError(f"K must be a C-contiguous {n} x {n} array; got shape {K.shape}")
     if n < 2 or np.array_equal(order, np.arange(n)):
         return K
-    step = max(1, (1 << 20) // n)
+    step = max(1, (1 << 17) // n)
+    buf = np.empty((min(step, n), n))
     for a in range(0, n, step):                 # columns, a block of rows at a time
-        K[a:a + step] = np.take(K[a:a + step], order, axis=1)
+        rows = K[a:a + step]
+        np.take(rows, order, axis=1, out=buf[:rows.shape[0]])
+        rows[...] = buf[:rows.shape[0]]
     seen = np.zeros(n, dtype=bool)
     for start in np.flatnonzero(order != np.arange(n)).tolist():
         if seen[start]:

@@ -56,7 +56,6 @@ from ._core import (
     check_max_iter,
     diag_scale,
     hard_margin_feasible,
-    permute_in_place,
     shares_a_sample,
 )
 from ._smo import smo_on_gram
@@ -742,14 +741,8 @@ class KernelSVMBase(KTheoryEstimator):
         else:
             idx = base
         # finite: _gram checks a named or callable kernel's matrix, validation a precomputed one
-        if gram is None:
-            # the Gram matrix of the samples in X's order, as kernel(X, X) gives it, then
-            # permuted to the solver's order: a BLAS product may round an entry differently
-            # where its rows sit elsewhere (OpenBLAS's SkylakeX kernel does), and then
-            # kernel="linear" would not be kernel="precomputed" on X @ X.T, bit for bit
-            rows = np.sort(idx)
-            K = self._dual_gram(X if rows.shape[0] == X.shape[0] else X[rows])
-            permute_in_place(K, np.searchsorted(rows, idx))
+        if gram is None:           # the Gram matrix of the samples in the solver's order
+            K = self._dual_gram(X[idx])
         else:
             K = gather_block(gram, idx)
         return smo_on_gram(K, y, C, tol, max_iter, p, overwrite_K=True)

@@ -119,10 +119,15 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
                                 est._kernel_codes())
         rows = est._solver_rows(X)
     Xs, Cs, grouped = X, C, False
-    if gram is None and fast is None:   # numpy path: the Gram matrix, once for all pairs,
-        gram = est._dual_gram(X)        # of X as given (see KernelSVMBase._dual_numpy), then
-        if n == n_all:                  # in grouped order, so that a pair's block is four
-            Xs = X[perm]                # slices of it (gather_block)
+    if gram is None and fast is None:
+        # numpy path: the Gram matrix once for all pairs, of X as given, as kernel(X, X) gives
+        # it (a BLAS product may round an entry differently where its rows sit elsewhere,
+        # as OpenBLAS's SkylakeX kernel does, and kernel="linear" would then not fit what
+        # kernel="precomputed" on X @ X.T fits); then in grouped order, so that a pair's
+        # block is four slices of it (gather_block)
+        gram = est._dual_gram(X)
+        if n == n_all:
+            Xs = X[perm]
             Cs = C[perm] if np.ndim(C) else C
             grouped = True
             permute_in_place(gram, perm)
