@@ -5,8 +5,8 @@
 estimators solve with numpy. A test of what only the compiled solver does (kernel rows on
 demand, its memory, its statistics) is marked ``needs_numba`` and is skipped there, by
 name. Where numba is installed such a test runs with the compiled solver on every problem
-size (``NUMPY_MAX_SAMPLES = 0``: by default fits of up to 2048 samples, counting a
-one-vs-one fit's pairs together, are solved on the numpy path).
+size (``NUMPY_MAX_SAMPLES = 0``: by default training sets of up to 2048 samples are solved
+on the numpy path).
 """
 
 from __future__ import annotations

@@ -141,14 +141,12 @@ def render(record: dict | None, root: Path | None = None) -> str:
         "less while fixed costs do). On a shared machine single timings move by tens of per "
         "cent between runs; the slopes and the orders of magnitude are what to read.\n\n"
         "**Which solver.** By default (`solver=\"auto\"`) `SVC` and `SVR` solve "
-        f"fits of at most {NUMPY_MAX_SAMPLES} samples with numpy, on the Gram "
+        f"training sets of at most {NUMPY_MAX_SAMPLES} samples with numpy, on the Gram "
         "matrix, so that a first fit of such a set does not load numba "
         "(`benchmarks/bench_start.py`); they hand over to the compiled solver only when "
         f"SMO needs more than {AUTO_NUMPY_ITER:,} steps or the Gram matrix would exceed "
-        "`gram_limit_mb`. A one-vs-one fit over $k$ classes counts the $(k-1)n$ samples "
-        "of its pair problems together (digits: 16 173). Larger fits, and the rows marked "
-        "`solver='compiled'`, run the compiled solver, timed with numba already "
-        "loaded.\n\n")
+        "`gram_limit_mb`. Larger sets, and the rows marked `solver='compiled'`, run the "
+        "compiled solver, timed with numba already loaded.\n\n")
     groups = series_rows(record)
     if groups:
         text.append("## Cost against the number of samples\n\n")

@@ -294,10 +294,10 @@ def hard_margin_feasible(K: np.ndarray, y: np.ndarray, p: np.ndarray | None = No
 
 
 def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """``K[np.ix_(order, order)]`` written into ``K`` itself (``n x n``, C-contiguous;
-    ``order`` a permutation of ``0..n-1``), with a block of rows and one row of extra
+    """``K[np.ix_(order, order)]`` written into ``K`` itself (``n x n``, C-contiguous, any
+    dtype; ``order`` a permutation of ``0..n-1``), with a block of rows and one row of extra
     memory instead of a second ``n x n`` array: the columns of each block of rows by
-    ``np.take`` (1 MiB at a time), then the rows along the cycles of ``order``.
+    ``np.take`` (128 KiB at a time), then the rows along the cycles of ``order``.
     Returns ``K``.
 
     Examples
@@ -310,12 +310,15 @@ def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
     """
     order = np.asarray(order, dtype=np.intp)
     n = order.shape[0]
+    if order.ndim != 1 or not np.array_equal(np.sort(order), np.arange(n)):
+        raise ValueError("order must be a permutation of 0..n-1 (each index once)")
     if K.shape != (n, n) or not K.flags.c_contiguous:
-        raise ValueError(f"K must be a C-contiguous {n} x {n} array; got shape {K.shape}")
+        raise ValueError(f"K must be a C-contiguous {n} x {n} array; got shape {K.shape}"
+                         f"{'' if K.flags.c_contiguous else ', not C-contiguous'}")
     if n < 2 or np.array_equal(order, np.arange(n)):
         return K
-    step = max(1, (1 << 17) // n)
-    buf = np.empty((min(step, n), n))
+    step = max(1, (1 << 17) // (n * K.itemsize))
+    buf = np.empty((min(step, n), n), dtype=K.dtype)
     for a in range(0, n, step):                 # columns, a block of rows at a time
         rows = K[a:a + step]
         np.take(rows, order, axis=1, out=buf[:rows.shape[0]])

@@ -67,24 +67,26 @@ NAMED_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 #: Rows of test data per kernel block: about 32 MiB of kernel values (2**22 float64).
 _BLOCK_VALUES = 1 << 22
 
-#: Fits whose binary problems hold at most this many samples in all are solved on the
-#: numpy path (the reference SMO on the Gram matrix, 32 MiB at most) also where numba is
-#: installed: at this size the whole fit takes about as long as importing numba and loading
-#: its compiled code, and a first fit never waits seconds for numba to compile. A fit's size
-#: is ``n`` for two classes and for SVR (one problem), and ``(k - 1) n`` for one-vs-one over
-#: ``k`` classes (its ``k(k-1)/2`` pair problems together: digits, 1797 samples of 10 classes,
-#: counts 16 173 and is solved compiled, 2.8 times faster than on the numpy path). Larger
-#: fits use the compiled solver (rows on demand, a row cache, shrinking), and so does any
-#: set whose Gram matrix would exceed ``gram_limit_mb``.
+#: Training sets of at most this many samples are solved on the numpy path (the reference
+#: SMO on the Gram matrix, 32 MiB at most) also where numba is installed: at this size the
+#: whole fit takes about as long as importing numba and loading its compiled code, and a
+#: first fit never waits seconds for numba to compile. Larger sets use the compiled solver
+#: (rows on demand, a row cache, shrinking), and so does any set whose Gram matrix would
+#: exceed ``gram_limit_mb``. A one-vs-one fit counts its training set, not its pairs: on
+#: digits (1797 samples, 10 classes, 45 pairs) the numpy path takes about as long as a
+#: binary fit of 2000 samples (0.08 s), well below numba's load (about 0.45 s).
 NUMPY_MAX_SAMPLES = 2048
 
-#: With ``solver="auto"`` the numpy path runs at most this many SMO iterations (a few
-#: seconds); a problem that needs more (raw breast_cancer with a linear kernel at C = 100
-#: needs 4e8) is solved again from the start by the compiled solver where numba is
-#: installed, which takes the same steps (up to exact ties) about 50 times faster, and
-#: face steps where they stall (:data:`FACE_WINDOW`). The choice depends on the problem
-#: alone, so a fit stays reproducible.
-AUTO_NUMPY_ITER = 200_000
+#: With ``solver="auto"`` the numpy path runs at most this many SMO iterations (about
+#: 0.25 s at 2000 samples, what loading numba's compiled code costs); a problem that needs
+#: more (raw breast_cancer with a linear kernel at C = 100 needs 4e8; the benchmark's
+#: rbf_flat, 2000 samples at C = 1000, 76 000) is solved again from the start by the
+#: compiled solver where numba is installed, which takes the same steps (up to exact ties)
+#: 10 to 50 times faster, and face steps where they stall (:data:`FACE_WINDOW`). A problem
+#: that stops soon after the limit pays the restart and numba's load once (about 0.5 s
+#: in a fresh process); beyond that, the longer the run the more it saves. The choice
+#: depends on the problem alone, so a fit stays reproducible.
+AUTO_NUMPY_ITER = 20_000
 
 #: The compiled solver hands over to face steps (:mod:`ktheory.svm._face`) where its
 #: violation has not halved within ``max(10 l, FACE_WINDOW)`` steps, at most
@@ -467,11 +469,10 @@ class KernelSVMBase(KTheoryEstimator):
         self.shape_fit_ = X.shape
 
     # -- the dual ---------------------------------------------------------------------
-    def _solver(self, n_samples: int, size: int | None = None) -> Any:
+    def _solver(self, n_samples: int) -> Any:
         """The compiled solver for a training set of ``n_samples``, or None for the numpy
         path, as the ``solver`` parameter says. ``"auto"``: the numpy path where numba is
-        not installed and for fits of ``size`` at most :data:`NUMPY_MAX_SAMPLES` (the
-        samples of all its binary problems together; ``n_samples`` if None) whose Gram
+        not installed and for sets of at most :data:`NUMPY_MAX_SAMPLES` samples whose Gram
         matrix is within ``gram_limit_mb`` (the choice depends on the problem's size alone,
         so a fit is reproducible)."""
         if self.solver == "numpy":
@@ -484,8 +485,7 @@ class KernelSVMBase(KTheoryEstimator):
                     f"optional extra (pip install 'ktheory[fast]') or use solver='auto' or 'numpy'"
                 )
             return fast
-        size = n_samples if size is None else size
-        if size <= NUMPY_MAX_SAMPLES and not self._gram_over_limit(n_samples):
+        if n_samples <= NUMPY_MAX_SAMPLES and not self._gram_over_limit(n_samples):
             return None
         return compiled_solver()
 
@@ -519,8 +519,7 @@ class KernelSVMBase(KTheoryEstimator):
 
     def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
               C: float | np.ndarray, tol: float, max_iter: int, p: np.ndarray | None = None,
-              diag: np.ndarray | None = None, rows: np.ndarray | None = None,
-              size: int | None = None) -> SMOResult:
+              diag: np.ndarray | None = None, rows: np.ndarray | None = None) -> SMOResult:
         """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
         (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
         rows on demand for a named kernel, read from ``gram`` otherwise (see
@@ -531,8 +530,7 @@ class KernelSVMBase(KTheoryEstimator):
         gradient that overflows is a ``ValueError``, as in :func:`~ktheory.svm.smo_solve`.
         ``diag``: the kernel's diagonal over all samples of ``X`` if the caller has it
         (one-vs-one computes it once for all pairs), and ``rows`` the rows of
-        :meth:`_solver_rows` likewise; ``size`` the fit's size for the choice of solver
-        (see :meth:`_solver`; one-vs-one passes that of all its pairs). ``C``: one bound for all variables,
+        :meth:`_solver_rows` likewise. ``C``: one bound for all variables,
         or one per *sample* of ``X`` (``(n_samples,)``, libsvm's weighted ``C_i``; each
         variable takes its sample's bound).
         """
@@ -540,7 +538,7 @@ class KernelSVMBase(KTheoryEstimator):
             C = np.ascontiguousarray(np.asarray(C, dtype=np.float64)[base])
         elif np.isinf(C):
             self._check_hard_margin(X, gram, base, y, p)
-        fast = self._solver(X.shape[0], size)
+        fast = self._solver(X.shape[0])
         if fast is None:
             if not (self.solver == "auto" and max_iter > AUTO_NUMPY_ITER):
                 return self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)

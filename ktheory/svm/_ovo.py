@@ -112,8 +112,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     gram = est._training_gram(X)   # None for a named kernel: rows computed on demand
     diag = rows = None
-    size = (k - 1) * n             # the samples of all k(k-1)/2 pair problems together
-    fast = est._solver(n_all, size)
+    fast = est._solver(n_all)
     if gram is None and fast is not None:   # the kernel's diagonal and rows, once for all pairs
         diag = fast.kernel_diag(fast.KERNEL_CODES[est._kernel_params_["kernel"]], X,
                                 est._kernel_codes())
@@ -155,7 +154,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
                 y = np.concatenate((np.ones(counts[i]), -np.ones(counts[j])))
                 base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
                 res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter,
-                                diag=diag, rows=rows, size=size)
+                                diag=diag, rows=rows)
                 if not res.converged:
                     unconverged.append(f"({i}, {j}): {res.gap:.3g}")
                 a = res.alpha[::-1]                  # in pos's order: class i, then j
