@@ -10,15 +10,15 @@ them:
 * the first ``SVC().fit`` on 2000 points (import excluded) at most 2 s with a cold numba
   cache, and at most 2 times scikit-learn's first fit with a warm one.
 
-Up to ``NUMPY_MAX_SAMPLES`` (2048) samples ktheory solves on the numpy path, so numba's
-cache does not matter there; the row "2049 points" shows what a problem just above that
-size costs when numba has to compile first (cold) and when it only loads its cache (warm).
+Up to ``NUMPY_MAX_SAMPLES`` (2048) samples ktheory solves on the numpy path (a problem that
+converges within ``AUTO_NUMPY_ITER`` iterations, as these do, never loads numba); the row
+"2049 points" shows what a problem just above that size costs when numba has to compile
+first (cold) and when it only loads its cache (warm).
 The rows "digits one-vs-one" show the two sides of that rule on a multiclass fit (1797
-samples, 10 classes, 45 pairs): by default the numpy path, whose first fit costs about what
-a binary fit of 2000 samples does, and with solver="compiled" (warm cache), which pays for
-loading numba first and is then faster than scikit-learn (bench_svc.py: steady state, the
-default about 3 times scikit-learn's time). Timings are this machine's, printed and never
-asserted.
+samples, 10 classes, 45 pairs): by default the numpy path, a first fit of about a tenth of
+a second, and with solver="compiled" (warm cache), which pays for loading numba first and
+is then faster than scikit-learn (bench_svc.py: steady state, the default about 3 times
+scikit-learn's time). Timings are this machine's, printed and never asserted.
 """
 
 from __future__ import annotations

@@ -54,3 +54,37 @@ def test_user_limit_within_the_budget_is_the_numpy_paths(small_budget):
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         est = SVC(kernel="linear", C=10.0, max_iter=15).fit(X, Y)
     assert est.solver_stats_ is None
+
+
+def test_one_vs_one_spends_one_budget_over_all_its_pairs(monkeypatch):
+    """The budget is the fit's, not each pair's: the pairs solved on the numpy path spend
+    at most AUTO_NUMPY_ITER iterations together; the pair that exhausts it is solved again
+    compiled, and so is every later pair (no second numpy run before a hand-over)."""
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+    rng = np.random.default_rng(7)
+    Xm = rng.normal(size=(150, 2))
+    ym = np.digitize(Xm[:, 0] + 0.8 * rng.normal(size=150), [-0.5, 0.5])
+    free = SVC(kernel="rbf", C=100.0, tol=1e-6, solver="numpy").fit(Xm, ym)
+    per_pair = free.n_iter_
+    budget = int(per_pair[0] + per_pair[1] // 2)   # pair 0 fits, pair 1 exhausts it
+    monkeypatch.setattr(_kernel_svm, "AUTO_NUMPY_ITER", budget)
+    auto = SVC(kernel="rbf", C=100.0, tol=1e-6).fit(Xm, ym)
+    comp = SVC(kernel="rbf", C=100.0, tol=1e-6, solver="compiled").fit(Xm, ym)
+    compiled = [s is not None and bool(s) for s in auto.solver_stats_]
+    assert compiled == [False, True, True]
+    assert auto.n_iter_[0] == per_pair[0]
+    # the compiled pairs read the numpy path's Gram matrix, solver="compiled" its own rows:
+    # the same problems, optima within the tolerance (iterates may part at a near-tie)
+    np.testing.assert_allclose(auto.objective_, comp.objective_, rtol=1e-6)
+
+
+def test_without_numba_the_numpy_path_runs_once(small_budget, monkeypatch):
+    """Where numba is not installed no budget is spent on a hand-over that cannot happen:
+    one numpy run, to the end (before: the budget's run, thrown away, then a second)."""
+    monkeypatch.setattr(_kernel_svm, "_numba_installed", lambda: False)
+    calls = []
+    real = _kernel_svm.KernelSVMBase._dual_numpy
+    monkeypatch.setattr(_kernel_svm.KernelSVMBase, "_dual_numpy",
+                        lambda *a, **k: calls.append(a[7]) or real(*a, **k))
+    est = SVC(kernel="linear", C=10.0, tol=1e-8).fit(X, Y)
+    assert len(calls) == 1 and est.solver_stats_ is None and est.n_iter_[0] > 20

@@ -308,10 +308,12 @@ def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
     >>> bool(np.array_equal(permute_in_place(G, order), want))
     True
     """
-    order = np.asarray(order, dtype=np.intp)
+    order = np.asarray(order)
+    if order.ndim != 1 or order.dtype.kind not in "iu" or not np.array_equal(
+            np.sort(order), np.arange(order.shape[0])):
+        raise ValueError("order must be a 1-D integer permutation of 0..n-1 (each index once)")
+    order = order.astype(np.intp, copy=False)
     n = order.shape[0]
-    if order.ndim != 1 or not np.array_equal(np.sort(order), np.arange(n)):
-        raise ValueError("order must be a permutation of 0..n-1 (each index once)")
     if K.shape != (n, n) or not K.flags.c_contiguous:
         raise ValueError(f"K must be a C-contiguous {n} x {n} array; got shape {K.shape}"
                          f"{'' if K.flags.c_contiguous else ', not C-contiguous'}")
@@ -338,4 +340,3 @@ def permute_in_place(K: np.ndarray, order: np.ndarray) -> np.ndarray:
             K[i] = K[j]
             i = j
     return K
-

@@ -28,6 +28,8 @@ methods call one another; split across modules it would be read in pieces.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import numbers
 import warnings
 from collections.abc import Callable
@@ -77,15 +79,19 @@ _BLOCK_VALUES = 1 << 22
 #: binary fit of 2000 samples (0.08 s), well below numba's load (about 0.45 s).
 NUMPY_MAX_SAMPLES = 2048
 
-#: With ``solver="auto"`` the numpy path runs at most this many SMO iterations (about
-#: 0.25 s at 2000 samples, what loading numba's compiled code costs); a problem that needs
-#: more (raw breast_cancer with a linear kernel at C = 100 needs 4e8; the benchmark's
-#: rbf_flat, 2000 samples at C = 1000, 76 000) is solved again from the start by the
-#: compiled solver where numba is installed, which takes the same steps (up to exact ties)
-#: 10 to 50 times faster, and face steps where they stall (:data:`FACE_WINDOW`). A problem
-#: that stops soon after the limit pays the restart and numba's load once (about 0.5 s
-#: in a fresh process); beyond that, the longer the run the more it saves. The choice
-#: depends on the problem alone, so a fit stays reproducible.
+#: With ``solver="auto"`` a fit runs at most this many SMO iterations on the numpy path,
+#: counted over all its binary problems (one-vs-one's pairs together): about 0.3 s at
+#: 2000 samples, below what importing numba and loading its compiled code costs (about
+#: 0.45 s). A problem still running then (raw breast_cancer with a linear kernel at C =
+#: 100 needs 4e8 iterations; the benchmark's rbf_flat, 2000 samples at C = 1000, 76 000)
+#: is solved again from the start by the compiled solver where numba is installed, which
+#: takes the same steps (up to exact ties) 10 to 50 times faster, and face steps where they
+#: stall (:data:`FACE_WINDOW`); so are the fit's later problems. A first fit thus costs at
+#: most about 1 + 0.45 / 0.3 = 2.5 times what the better of the two codes would have cost
+#: at 2000 samples (more for small sets, whose iterations are cheaper), once numba's code
+#: is in its cache (the first use after installing compiles it, about 15 s). Where numba is
+#: not installed, or ``max_iter`` is at most this budget, the numpy path runs to the end.
+#: The choice depends on the problem alone, so a fit stays reproducible.
 AUTO_NUMPY_ITER = 20_000
 
 #: The compiled solver hands over to face steps (:mod:`ktheory.svm._face`) where its
@@ -93,6 +99,17 @@ AUTO_NUMPY_ITER = 20_000
 #: ``FACE_ROUNDS`` times per problem (see :meth:`KernelSVMBase._solve_with_faces`).
 FACE_WINDOW = 100_000
 FACE_ROUNDS = 50
+
+
+#: A budget no fit exhausts: the numpy path runs to the end (numba cannot be imported).
+NO_BUDGET = 2**62
+
+
+@functools.lru_cache(maxsize=1)
+def _numba_installed() -> bool:
+    """Whether numba can be found, without importing it (``solver="auto"`` does not spend
+    a numpy budget on a hand-over that cannot happen)."""
+    return importlib.util.find_spec("numba") is not None
 
 
 def compiled_solver() -> Any:
@@ -489,6 +506,12 @@ class KernelSVMBase(KTheoryEstimator):
             return None
         return compiled_solver()
 
+    @staticmethod
+    def _numpy_budget() -> list[int]:
+        """A fit's budget of numpy SMO iterations under ``solver="auto"`` (see
+        :data:`AUTO_NUMPY_ITER`), shared by its binary problems through :meth:`_dual`."""
+        return [AUTO_NUMPY_ITER]
+
     def _gram_over_limit(self, n: int) -> float:
         """The MiB an ``n x n`` float64 Gram matrix needs if that exceeds
         ``gram_limit_mb``, else 0."""
@@ -519,7 +542,8 @@ class KernelSVMBase(KTheoryEstimator):
 
     def _dual(self, X: np.ndarray, gram: np.ndarray | None, base: np.ndarray, y: np.ndarray,
               C: float | np.ndarray, tol: float, max_iter: int, p: np.ndarray | None = None,
-              diag: np.ndarray | None = None, rows: np.ndarray | None = None) -> SMOResult:
+              diag: np.ndarray | None = None, rows: np.ndarray | None = None,
+              budget: list[int] | None = None) -> SMOResult:
         """Solve the dual over the variables ``t`` on samples ``base[t]`` with labels ``y``
         (and linear term ``p``) by the compiled solver (:mod:`ktheory.svm._fast`): kernel
         rows on demand for a named kernel, read from ``gram`` otherwise (see
@@ -530,7 +554,9 @@ class KernelSVMBase(KTheoryEstimator):
         gradient that overflows is a ``ValueError``, as in :func:`~ktheory.svm.smo_solve`.
         ``diag``: the kernel's diagonal over all samples of ``X`` if the caller has it
         (one-vs-one computes it once for all pairs), and ``rows`` the rows of
-        :meth:`_solver_rows` likewise. ``C``: one bound for all variables,
+        :meth:`_solver_rows` likewise. ``budget``: the numpy iterations the fit has left
+        under ``solver="auto"`` (a one-element list, updated here; None: a fit of one
+        problem, :data:`AUTO_NUMPY_ITER`). ``C``: one bound for all variables,
         or one per *sample* of ``X`` (``(n_samples,)``, libsvm's weighted ``C_i``; each
         variable takes its sample's bound).
         """
@@ -540,17 +566,25 @@ class KernelSVMBase(KTheoryEstimator):
             self._check_hard_margin(X, gram, base, y, p)
         fast = self._solver(X.shape[0])
         if fast is None:
-            if not (self.solver == "auto" and max_iter > AUTO_NUMPY_ITER):
-                return self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                res = self._dual_numpy(X, gram, base, y, C, tol, AUTO_NUMPY_ITER, p)
-            if res.converged:
+            # the fit's numpy budget (AUTO_NUMPY_ITER over all its problems): one-vs-one
+            # passes the same one-element list to every pair
+            budget = [AUTO_NUMPY_ITER] if budget is None else budget
+            if not (self.solver == "auto" and max_iter > budget[0] and _numba_installed()):
+                res = self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
+                budget[0] = max(0, budget[0] - res.n_iter)
                 return res
-            # a long problem: from the start, compiled (numba is imported only now), or the
-            # whole run on the numpy path where numba is not installed
+            if budget[0] > 0:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    res = self._dual_numpy(X, gram, base, y, C, tol, budget[0], p)
+                budget[0] = max(0, budget[0] - res.n_iter)
+                if res.converged:
+                    return res
+            # a long fit: this problem from the start, compiled (numba is imported only
+            # now), or the whole run on the numpy path if numba cannot be imported after all
             fast = compiled_solver()
             if fast is None:
+                budget[0] = NO_BUDGET
                 return self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
         kern = self._kernel_params_["kernel"]
         opts = dict(cache_size=float(self.cache_size), shrinking=bool(self.shrinking),

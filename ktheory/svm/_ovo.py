@@ -141,6 +141,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
     unconverged = []
     stats = []
     idx = np.arange(n)
+    budget = est._numpy_budget()      # solver="auto": the numpy iterations of all pairs
     caught: list = []
     # the pairs' warnings in one record: non-convergence is reported once, below, for all;
     # the others are passed on, also when a pair fails
@@ -154,7 +155,7 @@ def fit_ovo(est: Any, X: np.ndarray, cls: np.ndarray, k: int, C: float | np.ndar
                 y = np.concatenate((np.ones(counts[i]), -np.ones(counts[j])))
                 base = pos[::-1].copy() if grouped else perm[pos][::-1].copy()
                 res = est._dual(Xs, gram, base, y[::-1].copy(), Cs, tol, max_iter,
-                                diag=diag, rows=rows)
+                                diag=diag, rows=rows, budget=budget)
                 if not res.converged:
                     unconverged.append(f"({i}, {j}): {res.gap:.3g}")
                 a = res.alpha[::-1]                  # in pos's order: class i, then j

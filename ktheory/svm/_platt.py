@@ -210,7 +210,8 @@ def pairwise_coupling(r: Any, *, eps: float | None = None, max_iter: int | None 
 
 def cv_decision_values(est: Any, X: Any, gram: np.ndarray | None, idx: np.ndarray,
                        y: np.ndarray, C: float | np.ndarray, tol: float, max_iter: int,
-                       rng: np.random.RandomState) -> np.ndarray:
+                       rng: np.random.RandomState, budget: list[int] | None = None
+                       ) -> np.ndarray:
     """Cross-validated decision values of one binary problem (libsvm's
     ``svm_binary_svc_probability`` before its ``sigmoid_train``).
 
@@ -220,7 +221,9 @@ def cv_decision_values(est: Any, X: Any, gram: np.ndarray | None, idx: np.ndarra
     permuted by ``rng`` and cut at ``i l / 5``; each fold's values come from the SVM
     trained (same ``C``, ``tol``, ``max_iter``) on the other folds, positive for
     ``y = +1``; ``C`` is one bound or one per sample of ``X`` (the samples keep their
-    weights in every fold, as in libsvm). Returns the values in the order of ``idx``.
+    weights in every fold, as in libsvm); ``budget``: the numpy iterations left to the
+    folds under ``solver="auto"`` (see ``KernelSVMBase._dual``). Returns the values in the
+    order of ``idx``.
     """
     m = idx.shape[0]
     perm = rng.permutation(m)
@@ -238,7 +241,7 @@ def cv_decision_values(est: Any, X: Any, gram: np.ndarray | None, idx: np.ndarra
         # as the estimator orders its binary problems (libsvm's ties)
         train = train[np.argsort(-y[train], kind="stable")][::-1].copy()
         ys = y[train].astype(np.float64)
-        res = est._dual(X, gram, idx[train], ys, C, tol, max_iter)
+        res = est._dual(X, gram, idx[train], ys, C, tol, max_iter, budget=budget)
         sv = res.alpha > 0
         coef = res.alpha[sv] * ys[sv]
         if held.shape[0] == 0:
@@ -271,13 +274,14 @@ def fit_sigmoids(est: Any, X: Any, cls: np.ndarray, k: int,
         C = float(est.C)
     in_fit = np.ones(cls.shape[0], dtype=bool) if keep is None else keep
     pairs = class_pairs(k)
+    budget = est._numpy_budget()      # one budget for all the folds of all pairs
     probA = np.empty(len(pairs))
     probB = np.empty(len(pairs))
     for p, (i, j) in enumerate(pairs):
         idx = np.concatenate([np.flatnonzero((cls == i) & in_fit),
                               np.flatnonzero((cls == j) & in_fit)])
         y = np.where(cls[idx] == i, 1.0, -1.0)
-        dec = cv_decision_values(est, X, gram, idx, y, C, tol, max_iter, rng)
+        dec = cv_decision_values(est, X, gram, idx, y, C, tol, max_iter, rng, budget)
         probA[p], probB[p] = sigmoid_train(dec, y)
     return probA, probB
 

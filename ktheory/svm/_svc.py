@@ -133,9 +133,12 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         the iteration of :func:`smo_solve` on the training Gram matrix (held in
         memory, so ``gram_limit_mb`` applies to every kernel; no cache, no
         shrinking). ``"auto"``: ``"numpy"`` for training sets of at most 2048
-        samples (whose fit takes about as long as loading numba; a first fit never
-        waits for numba to compile) and where numba is not installed, otherwise
-        ``"compiled"``. (Not a parameter of scikit-learn's SVC.)
+        samples (whose fit takes about as long as loading numba, so that a first fit
+        does not load it) and where numba is not installed, otherwise ``"compiled"``;
+        a fit that has spent 20 000 numpy iterations over its binary problems
+        (``AUTO_NUMPY_ITER``, about 0.3 s) without finishing solves the unfinished
+        problem again, and the later ones, compiled (a ``max_iter`` at or below that
+        keeps it on numpy). (Not a parameter of scikit-learn's SVC.)
     decision_function_shape : {"ovr", "ovo"}, default "ovr"
         For ``k >= 3`` classes: ``"ovo"`` makes :meth:`decision_function`
         return the ``k(k-1)/2`` pairwise decision values, ``"ovr"`` the

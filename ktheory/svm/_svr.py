@@ -117,8 +117,9 @@ class SVR(RegressorMixin, KernelSVMBase):
         many MiB, as in :class:`SVC`. (Not a parameter of scikit-learn's SVR.)
     solver : {"auto", "numpy", "compiled"}, default "auto"
         Which code runs SMO, as in :class:`SVC` (``"auto"``: numpy for at most 2048
-        training samples or without numba, compiled otherwise). (Not a parameter
-        of scikit-learn's SVR.)
+        training samples or without numba, compiled otherwise, and compiled from the
+        start for a problem still running after 20 000 numpy iterations). (Not a
+        parameter of scikit-learn's SVR.)
 
     Attributes
     ----------
