@@ -568,7 +568,7 @@ class KernelSVMBase(KTheoryEstimator):
         if fast is None:
             # the fit's numpy budget (AUTO_NUMPY_ITER over all its problems): one-vs-one
             # passes the same one-element list to every pair
-            budget = [AUTO_NUMPY_ITER] if budget is None else budget
+            budget = self._numpy_budget() if budget is None else budget
             if not (self.solver == "auto" and max_iter > budget[0] and _numba_installed()):
                 res = self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
                 budget[0] = max(0, budget[0] - res.n_iter)
