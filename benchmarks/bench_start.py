@@ -17,8 +17,10 @@ first (cold) and when it only loads its cache (warm).
 The rows "digits one-vs-one" show the two sides of that rule on a multiclass fit (1797
 samples, 10 classes, 45 pairs): by default the numpy path, a first fit of about a tenth of
 a second, and with solver="compiled" (warm cache), which pays for loading numba first and
-is then faster than scikit-learn (bench_svc.py: steady state, the default about 3 times
-scikit-learn's time). Timings are this machine's, printed and never asserted.
+is then faster than scikit-learn. The numpy budget is the process's: once its "auto" fits
+have spent AUTO_NUMPY_ITER iterations, or it has loaded the compiled solver, small fits are
+compiled too (bench_svc.py times that state). Timings are this machine's, printed and never
+asserted.
 """
 
 from __future__ import annotations

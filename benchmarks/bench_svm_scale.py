@@ -2,8 +2,9 @@
 
 Every (solver, case) fit runs in a fresh subprocess of this script (``--child``), so that
 its peak memory is its own: the child builds the data, imports the solver, warms ours up
-on a tiny problem (numba's load of the compiled code, and its compilation if the disk
-cache is cold, is not counted; the first-call overhead is reported once), resets the peak
+on a tiny problem with the compiled solver loaded (numba's load of the compiled code, and
+its compilation if the disk cache is cold, is not counted; the first-call overhead is
+reported once; ``solver="auto"`` then solves every size compiled), resets the peak
 RSS (``5`` into ``/proc/self/clear_refs`` resets ``VmHWM``; if that fails the peak is
 read before and after instead), reads ``VmRSS``, fits, and reads ``VmHWM``:
 peak memory of the fit = ``VmHWM_after - VmRSS_before``. Time = wall time of the fit
@@ -181,6 +182,13 @@ def child(solver: str, name: str, out: str) -> None:
         Xfit, Xtest = X, Xt
         data_bytes = X.nbytes
     est = make_estimator(solver, spec)
+    if solver == "ours":
+        # as in a session that has fitted a large set: the compiled solver loaded, so that
+        # solver="auto" solves every size compiled (a fresh process solves at most 2048
+        # samples on the numpy path until it has spent AUTO_NUMPY_ITER iterations)
+        from _record import load_compiled_svm
+
+        load_compiled_svm()
     # warm up on a tiny problem (ours: numba's load of the compiled code)
     rng = np.random.default_rng(1)
     Xw = rng.standard_normal((40, Xfit.shape[1] if spec["kernel"] != "precomputed" else 5))

@@ -5,8 +5,11 @@ target with noise (fixed seed), n = 1000, 2000, 5000. Each fit is timed as the m
 a few repeats, the two estimators interleaved (the machine is shared). Prints wall-clock
 and CPU fit times, the ratios ktheory/sklearn, iterations and support vectors of both,
 and the relative difference of the dual objectives (recomputed from sklearn's
-dual_coef_). sklearn uses shrinking and a kernel cache; ktheory computes the n x n Gram
-matrix once (BLAS) and runs SMO on the 2n-variable SVR dual without shrinking.
+dual_coef_). Both solve the 2n-variable SVR dual by SMO with shrinking and a kernel row
+cache. The compiled solver is loaded before any timing (``load_compiled_svm``), as in a
+session that has fitted a large set, so ``solver="auto"`` solves every size compiled; a fresh
+process would solve n <= 2048 on the numpy path (the Gram matrix, no shrinking) until it has
+spent AUTO_NUMPY_ITER numpy iterations.
 
 Run:  .venv/bin/python benchmarks/bench_svr.py
 """
@@ -19,7 +22,7 @@ import sys
 import time
 
 import numpy as np
-from _record import add
+from _record import add, load_compiled_svm
 from sklearn.svm import SVR as SkSVR
 
 from ktheory.svm import SVR
@@ -53,6 +56,7 @@ def time_fit(make, X, z):
 def main() -> int:
     eps = 0.1
     print(f"SVR fit, RBF gamma={GAMMA}, C=1, epsilon={eps}, tol=1e-3, d={D}; load {os.getloadavg()[0]:.2f}")
+    print(f"compiled solver loaded before timing: {load_compiled_svm()}")
     print(f"{'n':>6} {'kt wall':>8} {'sk wall':>8} {'wall x':>7} {'kt cpu':>7} {'sk cpu':>7} {'cpu x':>6} "
           f"{'kt it':>7} {'sk it':>7} {'kt SV':>6} {'sk SV':>6} {'obj rel':>8}")
     for n in (1000, 2000, 5000):

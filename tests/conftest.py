@@ -7,6 +7,12 @@ demand, its memory, its statistics) is marked ``needs_numba`` and is skipped the
 name. Where numba is installed such a test runs with the compiled solver on every problem
 size (``NUMPY_MAX_SAMPLES = 0``: by default training sets of up to 2048 samples are solved
 on the numpy path).
+
+``solver="auto"`` also depends on what the process did before (whether it has loaded the
+compiled solver, how many numpy iterations its earlier fits spent). Every test starts as a
+fresh process would: nothing loaded, nothing spent; so a test's result does not depend on
+which tests ran before it in the same worker. The tests of that rule set the state
+themselves.
 """
 
 from __future__ import annotations
@@ -19,6 +25,14 @@ try:
     HAVE_NUMBA = True
 except ImportError:
     HAVE_NUMBA = False
+
+
+@pytest.fixture(autouse=True)
+def _auto_solver_as_in_a_fresh_process(monkeypatch):
+    from ktheory.svm import _kernel_svm
+
+    monkeypatch.setattr(_kernel_svm, "_PROCESS_SPENT", [0])
+    monkeypatch.setattr(_kernel_svm, "_compiled_loaded", lambda: False)
 
 
 @pytest.fixture(autouse=True)

@@ -88,3 +88,70 @@ def test_without_numba_the_numpy_path_runs_once(small_budget, monkeypatch):
                         lambda *a, **k: calls.append(a[7]) or real(*a, **k))
     est = SVC(kernel="linear", C=10.0, tol=1e-8).fit(X, Y)
     assert len(calls) == 1 and est.solver_stats_ is None and est.n_iter_[0] > 20
+
+
+def test_a_process_that_has_loaded_the_compiled_solver_uses_it_for_small_fits(monkeypatch):
+    """Once the compiled solver is loaded, its load is paid: solver="auto" solves a small
+    set compiled (the same optimum as solver="compiled"); before, with numpy."""
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+    fresh = SVC(kernel="rbf", C=1.0, tol=1e-6).fit(X, Y)
+    monkeypatch.setattr(_kernel_svm, "_compiled_loaded", lambda: True)
+    loaded = SVC(kernel="rbf", C=1.0, tol=1e-6).fit(X, Y)
+    comp = SVC(kernel="rbf", C=1.0, tol=1e-6, solver="compiled").fit(X, Y)
+    assert fresh.solver_stats_ is None and loaded.solver_stats_ is not None
+    assert np.array_equal(loaded.n_iter_, comp.n_iter_)
+    np.testing.assert_allclose(loaded.objective_, fresh.objective_, rtol=1e-6)
+    # an explicit solver="numpy" stays on numpy
+    assert SVC(kernel="rbf", C=1.0, tol=1e-6, solver="numpy").fit(X, Y).solver_stats_ is None
+
+
+def test_the_numpy_budget_is_the_processs_not_each_fits(monkeypatch):
+    """The budget counts the process's "auto" fits together (renting skis until the rent
+    equals the price): the fit that exhausts it hands over, and later fits are compiled
+    from the start, with no numpy run; solver="numpy" fits spend nothing of it."""
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+    one = SVC(kernel="linear", C=10.0, tol=1e-6, solver="numpy").fit(X, Y).n_iter_[0]
+    assert _kernel_svm._PROCESS_SPENT[0] == 0
+    monkeypatch.setattr(_kernel_svm, "AUTO_NUMPY_ITER", int(1.5 * one))
+    calls = []
+    real = _kernel_svm.KernelSVMBase._dual_numpy
+    monkeypatch.setattr(_kernel_svm.KernelSVMBase, "_dual_numpy",
+                        lambda *a, **k: calls.append(a[7]) or real(*a, **k))
+    fits = [SVC(kernel="linear", C=10.0, tol=1e-6).fit(X, Y) for _ in range(3)]
+    compiled = [f.solver_stats_ is not None for f in fits]
+    assert compiled == [False, True, True]
+    # fit 1 to the end on numpy; fit 2 spends the half budget left, then is compiled; fit 3
+    # never touches numpy
+    assert calls == [int(1.5 * one), int(1.5 * one) - one]
+    assert _kernel_svm._PROCESS_SPENT[0] == int(1.5 * one)
+    for f in fits[1:]:
+        np.testing.assert_allclose(f.objective_, fits[0].objective_, rtol=1e-6)
+
+
+def test_without_numba_the_process_budget_never_switches(monkeypatch):
+    """The state of a process with numba says compiled; without numba it cannot."""
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+    monkeypatch.setattr(_kernel_svm, "_PROCESS_SPENT", [10 * _kernel_svm.AUTO_NUMPY_ITER])
+    assert SVC(kernel="rbf").fit(X, Y).solver_stats_ is not None
+    monkeypatch.setattr(_kernel_svm, "_numba_installed", lambda: False)
+    assert SVC(kernel="rbf").fit(X, Y).solver_stats_ is None
+    assert SVR(kernel="rbf").fit(X, Z).solver_stats_ is None
+
+
+def test_in_a_fresh_process_small_fits_are_numpy_until_the_compiled_solver_is_loaded():
+    """The real process state (no fixture): a first small fit does not import numba; once a
+    fit has loaded the compiled solver, small fits under "auto" are compiled."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np; from ktheory.svm import SVC\n"
+        "rng = np.random.default_rng(0); X = rng.normal(size=(300, 2)); y = (X[:, 0] > 0).astype(int)\n"
+        "out = [SVC().fit(X, y).solver_stats_ is None, 'numba' in sys.modules]\n"
+        "SVC(solver='compiled').fit(X[:50], y[:50])\n"
+        "out.append(SVC().fit(X, y).solver_stats_ is None)\n"
+        "print(*out)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    assert out == ["True", "False", "False"]

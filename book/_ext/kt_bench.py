@@ -143,10 +143,12 @@ def render(record: dict | None, root: Path | None = None) -> str:
         "**Which solver.** By default (`solver=\"auto\"`) `SVC` and `SVR` solve "
         f"training sets of at most {NUMPY_MAX_SAMPLES} samples with numpy, on the Gram "
         "matrix, so that a first fit of such a set does not load numba "
-        "(`benchmarks/bench_start.py`); they hand over to the compiled solver only when "
-        f"SMO needs more than {AUTO_NUMPY_ITER:,} steps or the Gram matrix would exceed "
-        "`gram_limit_mb`. Larger sets, and the rows marked `solver='compiled'`, run the "
-        "compiled solver, timed with numba already loaded.\n\n")
+        "(`benchmarks/bench_start.py`); they hand over to the compiled solver when "
+        f"the process's fits have spent {AUTO_NUMPY_ITER:,} SMO steps on numpy, when the "
+        "Gram matrix would exceed `gram_limit_mb`, or once the process has loaded the "
+        "compiled solver (its load is then paid). The benchmarks time fits with numba "
+        "already loaded, so every row here runs the compiled solver, except the first "
+        "fits of `bench_start`, each in a fresh process.\n\n")
     groups = series_rows(record)
     if groups:
         text.append("## Cost against the number of samples\n\n")

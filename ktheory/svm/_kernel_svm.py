@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import numbers
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -70,28 +71,35 @@ NAMED_KERNELS = ("linear", "poly", "rbf", "sigmoid")
 _BLOCK_VALUES = 1 << 22
 
 #: Training sets of at most this many samples are solved on the numpy path (the reference
-#: SMO on the Gram matrix, 32 MiB at most) also where numba is installed: at this size the
-#: whole fit takes about as long as importing numba and loading its compiled code, and a
-#: first fit never waits seconds for numba to compile. Larger sets use the compiled solver
-#: (rows on demand, a row cache, shrinking), and so does any set whose Gram matrix would
-#: exceed ``gram_limit_mb``. A one-vs-one fit counts its training set, not its pairs: on
-#: digits (1797 samples, 10 classes, 45 pairs) the numpy path takes about as long as a
-#: binary fit of 2000 samples (0.08 s), well below numba's load (about 0.45 s).
+#: SMO on the Gram matrix, 32 MiB at most) also where numba is installed, until this
+#: process has loaded the compiled solver or spent :data:`AUTO_NUMPY_ITER` numpy iterations
+#: (see :func:`_compiled_pays`): at this size the whole fit takes about as long as
+#: importing numba and loading its compiled code, and a first fit never waits seconds for
+#: numba to compile it. Larger sets use the compiled solver (rows on demand, a row cache,
+#: shrinking), and so does any set whose Gram matrix would exceed ``gram_limit_mb``. A
+#: one-vs-one fit counts its training set, not its pairs: on digits (1797 samples, 10
+#: classes, 45 pairs) the numpy path takes about as long as a binary fit of 2000 samples
+#: (0.08 s), well below numba's load (about 0.45 s).
 NUMPY_MAX_SAMPLES = 2048
 
 #: With ``solver="auto"`` a fit runs at most this many SMO iterations on the numpy path,
-#: counted over all its binary problems (one-vs-one's pairs together): about 0.3 s at
-#: 2000 samples, below what importing numba and loading its compiled code costs (about
-#: 0.45 s). A problem still running then (raw breast_cancer with a linear kernel at C =
-#: 100 needs 4e8 iterations; the benchmark's rbf_flat, 2000 samples at C = 1000, 76 000)
-#: is solved again from the start by the compiled solver where numba is installed, which
-#: takes the same steps (up to exact ties) 10 to 50 times faster, and face steps where they
-#: stall (:data:`FACE_WINDOW`); so are the fit's later problems. A first fit thus costs at
-#: most about 1 + 0.45 / 0.3 = 2.5 times what the better of the two codes would have cost
-#: at 2000 samples (more for small sets, whose iterations are cheaper), once numba's code
-#: is in its cache (the first use after installing compiles it, about 15 s). Where numba is
-#: not installed, or ``max_iter`` is at most this budget, the numpy path runs to the end.
-#: The choice depends on the problem alone, so a fit stays reproducible.
+#: counted over all its binary problems (one-vs-one's pairs together) and over the
+#: process's earlier ``"auto"`` fits: about 0.3 s at 2000 samples, below what importing
+#: numba and loading its compiled code costs (about 0.45 s). A problem still running then
+#: (raw breast_cancer with a linear kernel at C = 100 needs 4e8 iterations; the benchmark's
+#: rbf_flat, 2000 samples at C = 1000, 76 000) is solved again from the start by the
+#: compiled solver where numba is installed, which takes the same steps (up to exact ties)
+#: 10 to 50 times faster, and face steps where they stall (:data:`FACE_WINDOW`); so are the
+#: fit's later problems, and the process's later fits. This is the rule of renting skis
+#: until the rent paid equals the price: a first fit costs at most about
+#: 1 + 0.45 / 0.3 = 2.5 times what the better of the two codes would have cost at 2000
+#: samples (more for small sets, whose iterations are cheaper), once numba's code is in its
+#: cache (the first use after installing compiles it, about 15 s), and a session of many
+#: small fits (a grid search on digits) pays numba's load once, after about 0.3 s of numpy
+#: iterations, instead of the numpy path's slower steps on every fit. Where numba is not
+#: installed, or ``max_iter`` is at most the budget left, the numpy path runs to the end.
+#: The two codes solve the same problem to the same ``tol``; a fit whose result must not
+#: depend on what the process did before passes ``solver="numpy"`` or ``"compiled"``.
 AUTO_NUMPY_ITER = 20_000
 
 #: The compiled solver hands over to face steps (:mod:`ktheory.svm._face`) where its
@@ -103,6 +111,24 @@ FACE_ROUNDS = 50
 
 #: A budget no fit exhausts: the numpy path runs to the end (numba cannot be imported).
 NO_BUDGET = 2**62
+
+#: The numpy SMO iterations that ``solver="auto"`` has run in this process, over all its
+#: fits (a one-element list, updated by :meth:`KernelSVMBase._dual`); against
+#: :data:`AUTO_NUMPY_ITER` (see :func:`_compiled_pays`).
+_PROCESS_SPENT = [0]
+
+
+def _compiled_loaded() -> bool:
+    """Whether this process has imported the compiled solver already (numba with it): the
+    larger part of its load is then paid, and no fit saves anything by avoiding it."""
+    return "ktheory.svm._fast" in sys.modules
+
+
+def _compiled_pays() -> bool:
+    """Whether ``solver="auto"`` solves a small training set compiled: numba is installed
+    and this process has loaded the compiled solver or spent its numpy budget
+    (:data:`AUTO_NUMPY_ITER` iterations over its ``"auto"`` fits) on the numpy path."""
+    return _numba_installed() and (_compiled_loaded() or _PROCESS_SPENT[0] >= AUTO_NUMPY_ITER)
 
 
 @functools.lru_cache(maxsize=1)
@@ -489,9 +515,9 @@ class KernelSVMBase(KTheoryEstimator):
     def _solver(self, n_samples: int) -> Any:
         """The compiled solver for a training set of ``n_samples``, or None for the numpy
         path, as the ``solver`` parameter says. ``"auto"``: the numpy path where numba is
-        not installed and for sets of at most :data:`NUMPY_MAX_SAMPLES` samples whose Gram
-        matrix is within ``gram_limit_mb`` (the choice depends on the problem's size alone,
-        so a fit is reproducible)."""
+        not installed, and for sets of at most :data:`NUMPY_MAX_SAMPLES` samples whose Gram
+        matrix is within ``gram_limit_mb`` until the compiled solver pays in this process
+        (:func:`_compiled_pays`: it is loaded, or the process's numpy budget is spent)."""
         if self.solver == "numpy":
             return None
         if self.solver == "compiled":
@@ -502,15 +528,24 @@ class KernelSVMBase(KTheoryEstimator):
                     f"optional extra (pip install 'ktheory[fast]') or use solver='auto' or 'numpy'"
                 )
             return fast
-        if n_samples <= NUMPY_MAX_SAMPLES and not self._gram_over_limit(n_samples):
+        if (n_samples <= NUMPY_MAX_SAMPLES and not self._gram_over_limit(n_samples)
+                and not _compiled_pays()):
             return None
         return compiled_solver()
 
     @staticmethod
     def _numpy_budget() -> list[int]:
-        """A fit's budget of numpy SMO iterations under ``solver="auto"`` (see
-        :data:`AUTO_NUMPY_ITER`), shared by its binary problems through :meth:`_dual`."""
-        return [AUTO_NUMPY_ITER]
+        """A fit's budget of numpy SMO iterations under ``solver="auto"``: what is left of
+        :data:`AUTO_NUMPY_ITER` after the process's earlier ``"auto"`` fits, shared by the
+        fit's binary problems through :meth:`_dual`."""
+        return [max(0, AUTO_NUMPY_ITER - _PROCESS_SPENT[0])]
+
+    def _spend(self, budget: list[int], n_iter: int) -> None:
+        """Count a numpy run's iterations against the fit's budget and, under
+        ``solver="auto"``, the process's (:data:`_PROCESS_SPENT`)."""
+        budget[0] = max(0, budget[0] - int(n_iter))
+        if self.solver == "auto":
+            _PROCESS_SPENT[0] += int(n_iter)
 
     def _gram_over_limit(self, n: int) -> float:
         """The MiB an ``n x n`` float64 Gram matrix needs if that exceeds
@@ -556,7 +591,7 @@ class KernelSVMBase(KTheoryEstimator):
         (one-vs-one computes it once for all pairs), and ``rows`` the rows of
         :meth:`_solver_rows` likewise. ``budget``: the numpy iterations the fit has left
         under ``solver="auto"`` (a one-element list, updated here; None: a fit of one
-        problem, :data:`AUTO_NUMPY_ITER`). ``C``: one bound for all variables,
+        problem, :meth:`_numpy_budget`). ``C``: one bound for all variables,
         or one per *sample* of ``X`` (``(n_samples,)``, libsvm's weighted ``C_i``; each
         variable takes its sample's bound).
         """
@@ -571,13 +606,13 @@ class KernelSVMBase(KTheoryEstimator):
             budget = self._numpy_budget() if budget is None else budget
             if not (self.solver == "auto" and max_iter > budget[0] and _numba_installed()):
                 res = self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
-                budget[0] = max(0, budget[0] - res.n_iter)
+                self._spend(budget, res.n_iter)
                 return res
             if budget[0] > 0:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     res = self._dual_numpy(X, gram, base, y, C, tol, budget[0], p)
-                budget[0] = max(0, budget[0] - res.n_iter)
+                self._spend(budget, res.n_iter)
                 if res.converged:
                     return res
             # a long fit: this problem from the start, compiled (numba is imported only

@@ -134,11 +134,14 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         memory, so ``gram_limit_mb`` applies to every kernel; no cache, no
         shrinking). ``"auto"``: ``"numpy"`` for training sets of at most 2048
         samples (whose fit takes about as long as loading numba, so that a first fit
-        does not load it) and where numba is not installed, otherwise ``"compiled"``;
-        a fit that has spent 20 000 numpy iterations over its binary problems
-        (``AUTO_NUMPY_ITER``, about 0.3 s) without finishing solves the unfinished
-        problem again, and the later ones, compiled (a ``max_iter`` at or below that
-        keeps it on numpy). (Not a parameter of scikit-learn's SVC.)
+        does not load it) and where numba is not installed, otherwise ``"compiled"``.
+        The numpy budget is the process's: once ``"auto"`` fits have spent 20 000
+        numpy iterations (``AUTO_NUMPY_ITER``, about 0.3 s) the unfinished problem is
+        solved again compiled, and so is every later one (a ``max_iter`` at or below
+        the budget left keeps a fit on numpy); once the process has loaded the
+        compiled solver, small sets are compiled too. A result that must not depend
+        on the process's history takes ``"numpy"`` or ``"compiled"``; the two agree
+        to ``tol``. (Not a parameter of scikit-learn's SVC.)
     decision_function_shape : {"ovr", "ovo"}, default "ovr"
         For ``k >= 3`` classes: ``"ovo"`` makes :meth:`decision_function`
         return the ``k(k-1)/2`` pairwise decision values, ``"ovr"`` the

@@ -118,8 +118,8 @@ class SVR(RegressorMixin, KernelSVMBase):
     solver : {"auto", "numpy", "compiled"}, default "auto"
         Which code runs SMO, as in :class:`SVC` (``"auto"``: numpy for at most 2048
         training samples or without numba, compiled otherwise, and compiled from the
-        start for a problem still running after 20 000 numpy iterations). (Not a
-        parameter of scikit-learn's SVR.)
+        start once the process's ``"auto"`` fits have spent 20 000 numpy iterations or
+        it has loaded the compiled solver). (Not a parameter of scikit-learn's SVR.)
 
     Attributes
     ----------
