@@ -147,8 +147,9 @@ def render(record: dict | None, root: Path | None = None) -> str:
         f"the process's fits have spent {AUTO_NUMPY_ITER:,} SMO steps on numpy, when the "
         "Gram matrix would exceed `gram_limit_mb`, or once the process has loaded the "
         "compiled solver (its load is then paid). The benchmarks time fits with numba "
-        "already loaded, so every row here runs the compiled solver, except the first "
-        "fits of `bench_start`, each in a fresh process.\n\n")
+        "already loaded, so every SVC and SVR row here runs the compiled solver, except "
+        "the first fits of `bench_start`, each in a fresh process (`CentralSVC` runs its "
+        "first round compiled from 1000 samples).\n\n")
     groups = series_rows(record)
     if groups:
         text.append("## Cost against the number of samples\n\n")
