@@ -179,6 +179,10 @@ def rss_status() -> dict[str, int]:
     return out
 
 
+#: What the SVM rows' solver names say about the process they were timed in.
+AFTER_COMPILED = "in a session: after a compiled solve, solver='auto' runs compiled"
+
+
 def load_compiled_svm() -> bool:
     """Load ktheory's compiled SMO (numba and its cached code) with a tiny fit, as any session
     that has fitted a large set has: ``solver="auto"`` then solves small sets compiled too.

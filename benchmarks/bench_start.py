@@ -18,7 +18,7 @@ The rows "digits one-vs-one" show the two sides of that rule on a multiclass fit
 samples, 10 classes, 45 pairs): by default the numpy path, a first fit of about a tenth of
 a second, and with solver="compiled" (warm cache), which pays for loading numba first and
 is then faster than scikit-learn. The numpy budget is the process's: once its "auto" fits
-have spent AUTO_NUMPY_ITER iterations, or it has loaded the compiled solver, small fits are
+have spent AUTO_NUMPY_ITER iterations, or a compiled solve has run in it, small fits are
 compiled too (bench_svc.py times that state). Timings are this machine's, printed and never
 asserted.
 """

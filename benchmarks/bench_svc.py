@@ -3,12 +3,12 @@
 RBF kernel, C = 1, gamma = 1/d (d = 20), tol = 1e-3, synthetic data with a fixed seed,
 n = 1000, 2000, 5000, plus a hard case (20 % label noise, C = 10), plus multiclass
 (one-vs-one) on scikit-learn's digits (1797 x 64, 10 classes, 45 pairs; RBF, gamma="scale",
-C = 1), fit and predict on all 1797 points, with the predictions compared; the fit also
-with solver="compiled". The compiled solver is loaded before any timing (``load_compiled_svm``),
-as in a session that has fitted a large set: ``solver="auto"`` then solves every size
-compiled (a fresh process solves at most 2048 samples on the numpy path until it has spent
-AUTO_NUMPY_ITER numpy iterations; ``bench_start.py`` times those first fits). Each fit is
-timed as the median of a few repeats, the two estimators interleaved (the machine is shared).
+C = 1), fit and predict on all 1797 points, with the predictions compared. A compiled solve
+runs before any timing (``load_compiled_svm``), as in a session that has fitted a large set:
+``solver="auto"`` then solves every size compiled (a fresh process solves at most 2048 samples
+on the numpy path until it has spent AUTO_NUMPY_ITER numpy iterations; ``bench_start.py``
+times those first fits). Each fit is timed as the median of a few repeats, the two estimators
+interleaved (the machine is shared).
 Prints per-size wall-clock and CPU fit times, the ratios ktheory/sklearn, the numbers of
 iterations and support vectors of both, and the relative difference of the dual
 objectives. On a shared machine the wall-clock times depend on the load (printed);
@@ -26,7 +26,7 @@ import sys
 import time
 
 import numpy as np
-from _record import add, load_compiled_svm
+from _record import AFTER_COMPILED, add, load_compiled_svm
 from sklearn.svm import SVC as SkSVC
 
 from ktheory.svm import SVC
@@ -88,7 +88,8 @@ def run(n: int, noise: float, C: float, repeats: int) -> tuple[float, float]:
     )
     # what ktheory's compiled solver did: kernel rows computed (misses) and served from the
     # cache (hits), shrinking checks, and the time per SMO iteration of the whole fit
-    add(f"rbf n={n} C={C:g} noise={noise:.0%}", "ktheory.svm.SVC fit", n=n, time_s=to,
+    add(f"rbf n={n} C={C:g} noise={noise:.0%}", f"ktheory.svm.SVC fit ({AFTER_COMPILED})", n=n,
+        time_s=to,
         peer="sklearn.svm.SVC", peer_time_s=ts, target_ratio=1.0 if noise == 0 else None,
         params=dict(kernel="rbf", gamma="1/d", d=D, C=C, noise=noise, tol=1e-3,
                     cpu_ratio=co / cs, rel_objective_diff=rel))
@@ -108,13 +109,12 @@ def run_multiclass(repeats: int) -> None:
     from sklearn.datasets import load_digits
 
     X, y = load_digits(return_X_y=True)
-    fit_o, fit_s, cpu_o, cpu_s, pred_o, pred_s, fit_c = [], [], [], [], [], [], []
+    fit_o, fit_s, cpu_o, cpu_s, pred_o, pred_s = [], [], [], [], [], []
     ours = sk = None
     for _ in range(repeats):
         t, c, ours = time_fit(lambda: SVC(tol=1e-3), X, y)
         fit_o.append(t)
         cpu_o.append(c)
-        fit_c.append(time_fit(lambda: SVC(tol=1e-3, solver="compiled"), X, y)[0])
         t, c, sk = time_fit(lambda: SkSVC(tol=1e-3), X, y)
         fit_s.append(t)
         cpu_s.append(c)
@@ -135,14 +135,10 @@ def run_multiclass(repeats: int) -> None:
         f"iters {int(np.sum(ours.n_iter_)):6d}/{int(sk.n_iter_.sum()):6d}  nSV {ours.support_.size}/{sk.support_.size}  "
         f"predictions differ {int((p_o != p_s).sum())}"
     )
-    add("digits ovo fit", "ktheory.svm.SVC one-vs-one fit (45 pairs)", n=len(y), time_s=fo,
+    add("digits ovo fit", f"ktheory.svm.SVC one-vs-one fit (45 pairs; {AFTER_COMPILED})",
+        n=len(y), time_s=fo,
         peer="sklearn.svm.SVC", peer_time_s=fs, target_ratio=1.0,
         params=dict(classes=10, kernel="rbf", gamma="scale", tol=1e-3, cpu_ratio=co / cs))
-    fc = statistics.median(fit_c)
-    print(f"{'':26s} fit with solver='compiled' (numba loaded): {fc:6.3f} s, ratio {fc / fs:5.2f}")
-    add("digits ovo fit, solver='compiled'", "ktheory.svm.SVC one-vs-one fit, compiled solver",
-        n=len(y), time_s=fc, peer="sklearn.svm.SVC", peer_time_s=fs, target_ratio=1.0,
-        params=dict(classes=10, kernel="rbf", gamma="scale", tol=1e-3))
     add("digits ovo predict", "ktheory.svm.SVC one-vs-one predict", n=len(y), time_s=po,
         peer="sklearn.svm.SVC", peer_time_s=ps, params=dict(classes=10))
     sys.stdout.flush()

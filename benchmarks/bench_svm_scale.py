@@ -375,7 +375,8 @@ def fmt(times: list[float]) -> str:
 def notes(rows: list[dict]) -> str:
     out = []
     first = rows[0]["ours"]
-    out.append(f"ours, first call in a fresh process (tiny problem, excluded from the times): "
+    out.append(f"ours, first call after the compiled solver's load (tiny problem, excluded from "
+               f"the times): "
                f"{first['first_call']:.2f} s (second call {first['second_call'] * 1e3:.1f} ms)")
     for r in rows:
         st = r["ours"]["stats"]

@@ -8,11 +8,12 @@ name. Where numba is installed such a test runs with the compiled solver on ever
 size (``NUMPY_MAX_SAMPLES = 0``: by default training sets of up to 2048 samples are solved
 on the numpy path).
 
-``solver="auto"`` also depends on what the process did before (whether it has loaded the
-compiled solver, how many numpy iterations its earlier fits spent). Every test starts as a
-fresh process would: nothing loaded, nothing spent; so a test's result does not depend on
-which tests ran before it in the same worker. The tests of that rule set the state
-themselves.
+``solver="auto"`` also depends on what the process did before (whether a compiled solve has
+run, how many numpy iterations its earlier fits spent). The tests run without that history
+(``_PROCESS_WIDE = False``: each fit has its own numpy budget, as the first fit of a fresh
+process has), so that a test's result does not depend on which tests ran before it in the same
+worker, nor on how many Hypothesis examples came before; the tests of the process's rule are
+marked ``process_rule`` and start from a fresh process's state (nothing run, nothing spent).
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ except ImportError:
 
 
 @pytest.fixture(autouse=True)
-def _auto_solver_as_in_a_fresh_process(monkeypatch):
+def _auto_solver_without_process_history(request, monkeypatch):
     from ktheory.svm import _kernel_svm
 
     monkeypatch.setattr(_kernel_svm, "_PROCESS_SPENT", [0])
-    monkeypatch.setattr(_kernel_svm, "_compiled_loaded", lambda: False)
+    monkeypatch.setattr(_kernel_svm, "_COMPILED_RAN", [False])
+    monkeypatch.setattr(_kernel_svm, "_IMPORT_FAILED", [False])
+    monkeypatch.setattr(_kernel_svm, "_PROCESS_WIDE",
+                        request.node.get_closest_marker("process_rule") is not None)
 
 
 @pytest.fixture(autouse=True)

@@ -145,9 +145,9 @@ def render(record: dict | None, root: Path | None = None) -> str:
         "matrix, so that a first fit of such a set does not load numba "
         "(`benchmarks/bench_start.py`); they hand over to the compiled solver when "
         f"the process's fits have spent {AUTO_NUMPY_ITER:,} SMO steps on numpy, when the "
-        "Gram matrix would exceed `gram_limit_mb`, or once the process has loaded the "
-        "compiled solver (its load is then paid). The benchmarks time fits with numba "
-        "already loaded, so every SVC and SVR row here runs the compiled solver, except "
+        "Gram matrix would exceed `gram_limit_mb`, or once a compiled solve has run in the "
+        "process (numba's load is then paid). The benchmarks time fits after a compiled "
+        "solve, so every SVC and SVR row here runs the compiled solver, except "
         "the first fits of `bench_start`, each in a fresh process (`CentralSVC` runs its "
         "first round compiled from 1000 samples).\n\n")
     groups = series_rows(record)

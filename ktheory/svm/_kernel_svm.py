@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import numbers
-import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -72,7 +71,7 @@ _BLOCK_VALUES = 1 << 22
 
 #: Training sets of at most this many samples are solved on the numpy path (the reference
 #: SMO on the Gram matrix, 32 MiB at most) also where numba is installed, until this
-#: process has loaded the compiled solver or spent :data:`AUTO_NUMPY_ITER` numpy iterations
+#: process has run a compiled SVM solve or spent :data:`AUTO_NUMPY_ITER` numpy iterations
 #: (see :func:`_compiled_pays`): at this size the whole fit takes about as long as
 #: importing numba and loading its compiled code, and a first fit never waits seconds for
 #: numba to compile it. Larger sets use the compiled solver (rows on demand, a row cache,
@@ -117,18 +116,27 @@ NO_BUDGET = 2**62
 #: :data:`AUTO_NUMPY_ITER` (see :func:`_compiled_pays`).
 _PROCESS_SPENT = [0]
 
+#: Whether a compiled SMO has run in this process (set by :meth:`KernelSVMBase._dual`):
+#: numba is imported and its cached code loaded, the price the numpy path avoids.
+_COMPILED_RAN = [False]
 
-def _compiled_loaded() -> bool:
-    """Whether this process has imported the compiled solver already (numba with it): the
-    larger part of its load is then paid, and no fit saves anything by avoiding it."""
-    return "ktheory.svm._fast" in sys.modules
+#: Whether importing the compiled solver has failed in this process (numba found but not
+#: importable): it is not tried again, on every problem of every fit.
+_IMPORT_FAILED = [False]
+
+#: False: each fit has its own budget and ignores the process's history (the rule before the
+#: budget was the process's; the tests run this way unless they test the process's rule,
+#: see ``tests/conftest.py``).
+_PROCESS_WIDE = True
 
 
 def _compiled_pays() -> bool:
     """Whether ``solver="auto"`` solves a small training set compiled: numba is installed
-    and this process has loaded the compiled solver or spent its numpy budget
-    (:data:`AUTO_NUMPY_ITER` iterations over its ``"auto"`` fits) on the numpy path."""
-    return _numba_installed() and (_compiled_loaded() or _PROCESS_SPENT[0] >= AUTO_NUMPY_ITER)
+    and importable, and this process has run a compiled solve already or spent its numpy
+    budget (:data:`AUTO_NUMPY_ITER` iterations over its ``"auto"`` fits)."""
+    if not _PROCESS_WIDE or _IMPORT_FAILED[0] or not _numba_installed():
+        return False
+    return _COMPILED_RAN[0] or _PROCESS_SPENT[0] >= AUTO_NUMPY_ITER
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,9 +149,12 @@ def _numba_installed() -> bool:
 def compiled_solver() -> Any:
     """The compiled solver (:mod:`ktheory.svm._fast`), or None where numba cannot be
     imported: the estimators then solve with numpy (:meth:`KernelSVMBase._dual_numpy`)."""
+    if _IMPORT_FAILED[0]:
+        return None
     try:
         from . import _fast
     except ImportError:
+        _IMPORT_FAILED[0] = True
         return None
     return _fast
 
@@ -517,7 +528,7 @@ class KernelSVMBase(KTheoryEstimator):
         path, as the ``solver`` parameter says. ``"auto"``: the numpy path where numba is
         not installed, and for sets of at most :data:`NUMPY_MAX_SAMPLES` samples whose Gram
         matrix is within ``gram_limit_mb`` until the compiled solver pays in this process
-        (:func:`_compiled_pays`: it is loaded, or the process's numpy budget is spent)."""
+        (:func:`_compiled_pays`: it has run already, or the process's numpy budget is spent)."""
         if self.solver == "numpy":
             return None
         if self.solver == "compiled":
@@ -538,13 +549,14 @@ class KernelSVMBase(KTheoryEstimator):
         """A fit's budget of numpy SMO iterations under ``solver="auto"``: what is left of
         :data:`AUTO_NUMPY_ITER` after the process's earlier ``"auto"`` fits, shared by the
         fit's binary problems through :meth:`_dual`."""
-        return [max(0, AUTO_NUMPY_ITER - _PROCESS_SPENT[0])]
+        spent = _PROCESS_SPENT[0] if _PROCESS_WIDE else 0
+        return [max(0, AUTO_NUMPY_ITER - spent)]
 
     def _spend(self, budget: list[int], n_iter: int) -> None:
         """Count a numpy run's iterations against the fit's budget and, under
         ``solver="auto"``, the process's (:data:`_PROCESS_SPENT`)."""
         budget[0] = max(0, budget[0] - int(n_iter))
-        if self.solver == "auto":
+        if self.solver == "auto" and _PROCESS_WIDE:
             _PROCESS_SPENT[0] += int(n_iter)
 
     def _gram_over_limit(self, n: int) -> float:
@@ -684,9 +696,12 @@ class KernelSVMBase(KTheoryEstimator):
         n_all = X.shape[0]
         svr = shares_a_sample(base, n_all)
         if svr:
-            return solve(None, 0, max_iter)
+            res = solve(None, 0, max_iter)
+            _COMPILED_RAN[0] = True
+            return res
         window = max(10 * l, FACE_WINDOW)
         res = solve(None, window, max_iter)
+        _COMPILED_RAN[0] = True
         done, rounds = res.n_iter, 0
         if res.stats.get("stalled"):
             Cv = np.broadcast_to(np.asarray(C, dtype=np.float64), (l,))

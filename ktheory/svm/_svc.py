@@ -138,8 +138,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         The numpy budget is the process's: once ``"auto"`` fits have spent 20 000
         numpy iterations (``AUTO_NUMPY_ITER``, about 0.3 s) the unfinished problem is
         solved again compiled, and so is every later one (a ``max_iter`` at or below
-        the budget left keeps a fit on numpy); once the process has loaded the
-        compiled solver, small sets are compiled too. A result that must not depend
+        the budget left keeps a fit on numpy); once a compiled solve has run in the
+        process (numba's load paid), small sets are compiled too. A result that must not depend
         on the process's history takes ``"numpy"`` or ``"compiled"``; the two agree
         to ``tol``. (Not a parameter of scikit-learn's SVC.)
     decision_function_shape : {"ovr", "ovo"}, default "ovr"
@@ -203,8 +203,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
         Final maximal violation ``m(alpha) - M(alpha)`` (``< tol``), per pair
         for ``k >= 3``.
     solver_stats_ : dict or list of dict or None
-        What the compiled solver did (None where numba is not installed and the
-        estimator solved with numpy, see Notes; a list, one per pair, for ``k >= 3``):
+        What the compiled solver did (None where the estimator solved on the numpy
+        path, see Notes; a list, one per pair, for ``k >= 3``):
         ``cache_rows`` (rows the cache holds), ``row_length``, ``hits``,
         ``misses`` and ``evictions`` of the row cache, ``shrink_steps``
         (shrinking checks that set variables aside), ``unshrinks`` (0 or 1:
@@ -280,7 +280,8 @@ class SVC(KTheoryClassifierMixin, KernelSVMBase):
     steps (raw breast_cancer, linear, ``C = 100``: 0.4 s instead of 38 s).
 
     On the numpy path (``solver="numpy"``, and ``"auto"`` for small training
-    sets or without numba, the optional extra ``ktheory[fast]``) the estimator
+    sets until the process has run a compiled solve or spent its numpy budget,
+    or without numba, the optional extra ``ktheory[fast]``) the estimator
     solves with :func:`smo_solve`'s iteration on the Gram matrix of the training
     data (so ``gram_limit_mb`` applies to every kernel), without a row cache or
     shrinking (``shrinking``, ``cache_size`` and ``verbose`` have no effect and

@@ -119,7 +119,7 @@ class SVR(RegressorMixin, KernelSVMBase):
         Which code runs SMO, as in :class:`SVC` (``"auto"``: numpy for at most 2048
         training samples or without numba, compiled otherwise, and compiled from the
         start once the process's ``"auto"`` fits have spent 20 000 numpy iterations or
-        it has loaded the compiled solver). (Not a parameter of scikit-learn's SVR.)
+        a compiled solve has run in it). (Not a parameter of scikit-learn's SVR.)
 
     Attributes
     ----------
