@@ -115,6 +115,8 @@ COMPILED_MIN_SAMPLES = 1000
 #: MiB of rows the compiled solver caches (its rows are copies of the projected Gram
 #: matrix, which it reads anyway): a bounded addition to the ``PEAK_GRAMS`` arrays.
 _COMPILED_CACHE_MB = 32.0
+#: Rounds of face steps within the compiled first round where its SMO stalls.
+_COMPILED_FACE_ROUNDS = 50
 #: The margin ``epsilon="auto"`` asks for with a finite ``C``: half of 1/2, the upper bound
 #: of the largest feasible margin ``epsilon_max`` for every data set (attained whenever the
 #: Gram matrix is nonsingular, e.g. for the RBF kernel on distinct samples).
@@ -346,16 +348,40 @@ def _compiled_smo(Kt: np.ndarray, y: np.ndarray, C: float, p: np.ndarray, target
     selection, row cache and shrinking, in compiled code. Returns ``(alpha, steps)``, or
     None where its gradient is not finite (the numpy SMO then solves, and reports it).
     Where the pairwise steps crawl (the violation does not halve within ``10 n`` steps,
-    at least 10 000: a degenerate face, as of a linear kernel at a large ``C``) it stops
-    early. The caller resumes :func:`_smo` from this ``alpha``: the face steps, the check
-    of the violation on a recomputed gradient and the certificate are the numpy path's."""
+    at least 10 000: a degenerate face, as of a linear kernel at a large ``C``) the free
+    multipliers take face steps (:func:`_face_phase`) and the compiled SMO resumes from
+    there, warm, as :class:`~ktheory.svm.SVC` does (at most ``_COMPILED_FACE_ROUNDS``
+    times, and not after a round that moved nothing). The caller resumes :func:`_smo` from
+    this ``alpha``: the check of the violation on a recomputed gradient and the certificate
+    are the numpy path's."""
     window = max(10 * y.shape[0], 10_000)   # no halving of the violation in this many
-    res = fast.fast_smo(4, None, y, C, target, max_iter, Kpre=Kt, p=-p,  # steps: hand over
-                        cache_size=_COMPILED_CACHE_MB,   # K~ is in units of max K_ii,
-                        stall_window=window)             # as the numpy SMO reads it
+
+    def solve(warm: Any, stall: int, iters: int) -> Any:
+        return fast.fast_smo(4, None, y, C, target, iters, Kpre=Kt, p=-p,  # steps: face steps
+                             cache_size=_COMPILED_CACHE_MB,   # K~ is in units of max K_ii,
+                             stall_window=stall, warm=warm)   # as the numpy SMO reads it
+
+    res = solve(None, window, max_iter)
+    done, rounds = int(res.n_iter), 0
+    while (res.stats.get("stalled") and not res.nonfinite and done < max_iter
+           and np.all(np.isfinite(res.alpha))):
+        alpha = _snap_to_bounds(np.clip(res.alpha, 0.0, C), C)
+        G = y * (Kt @ (y * alpha)) - p
+        before = alpha.copy()
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            face_steps(lambda F: (y[:, None] * y[F][None, :]) * Kt[:, F], y, C, alpha, G,
+                       _FACE_MAX)
+        alpha = _snap_to_bounds(alpha, C)
+        rounds += 1
+        G = y * (Kt @ (y * alpha)) - p
+        up = alpha >= C
+        gbar = y * (Kt[:, up] @ (y[up] * C)) if np.any(up) else np.zeros_like(alpha)
+        again = window if rounds < _COMPILED_FACE_ROUNDS and not np.array_equal(alpha, before) else 0
+        res = solve((alpha, G, gbar), again, max_iter - done)
+        done += int(res.n_iter)
     if res.nonfinite or not np.all(np.isfinite(res.alpha)):
         return None
-    return np.clip(res.alpha, 0.0, C), int(res.n_iter)
+    return np.clip(res.alpha, 0.0, C), done
 
 
 def _signed_in_place(M: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -629,10 +655,11 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         this many MiB: 2048 admits about
         8 000 samples. The package's one memory knob (as :class:`ktheory.svm.SVC`).
     solver : {"auto", "numpy", "compiled"}, default="auto"
-        Who takes the SMO steps of the first round (the later rounds, the face steps and
-        the certificate are the same for all): ``"numpy"`` the readable SMO of this
-        module; ``"compiled"`` the compiled solver of :class:`ktheory.svm.SVC` (libsvm's
-        selection, row cache and shrinking on the projected Gram matrix; needs numba,
+        Who takes the SMO steps of the first round (the later rounds and the certificate
+        are the same for all): ``"numpy"`` the readable SMO of this module;
+        ``"compiled"`` the compiled solver of :class:`ktheory.svm.SVC` (libsvm's
+        selection, row cache and shrinking on the projected Gram matrix, with face steps
+        where it stalls, after which it resumes; needs numba,
         ``pip install 'ktheory[fast]'``), about ten times faster per step; ``"auto"``
         the compiled solver where numba is installed and ``n_samples >=
         COMPILED_MIN_SAMPLES`` (1000), the numpy SMO otherwise. Both reach the same certified optimum (``duality_gap_ <=
