@@ -39,6 +39,20 @@ def gram(clf, X):
     return polynomial_kernel(X, X, degree=clf.degree, gamma=clf.gamma_, coef0=clf.coef0)
 
 
+def count_numpy_steps(monkeypatch) -> list[int]:
+    """The steps of each numpy SMO round of the next fits (a list filled as they run)."""
+    steps: list[int] = []
+    real = csvm_mod._smo
+
+    def counting(*args, **kwargs):
+        out = real(*args, **kwargs)
+        steps.append(out[2])
+        return out
+
+    monkeypatch.setattr(csvm_mod, "_smo", counting)
+    return steps
+
+
 def assert_same_optimum(a, b, X):
     """Both certified, and the same w and objective to what their certificates allow."""
     for clf in (a, b):
@@ -191,15 +205,7 @@ def test_the_compiled_round_does_the_work(monkeypatch, kernel):
     # the numpy rounds after it only polish: a compiled round that solved the wrong problem
     # would still be certified (the numpy rounds would finish the job), so this is what
     # shows the compiled steps are the CSVM's
-    numpy_steps = []
-    real = csvm_mod._smo
-
-    def counting(*args, **kwargs):
-        out = real(*args, **kwargs)
-        numpy_steps.append(out[2])
-        return out
-
-    monkeypatch.setattr(csvm_mod, "_smo", counting)
+    numpy_steps = count_numpy_steps(monkeypatch)
     X, y = blobs(300, sep=0.7, seed=5)
     clf = CentralSVC(C=1.0, epsilon=0.3, kernel=kernel, gamma=0.5, tol=1e-6,
                      solver="compiled").fit(X, y)
@@ -214,15 +220,7 @@ def test_a_stalled_compiled_round_takes_face_steps_and_goes_on_compiled(monkeypa
     zig-zags on a degenerate face and stalls): the compiled round moves the free
     multipliers by face steps and resumes, compiled, instead of leaving the rest to the
     numpy SMO (which took 2500 steps, 0.1 s, at n = 1000); the same certified optimum."""
-    numpy_steps = []
-    real = csvm_mod._smo
-
-    def counting(*args, **kwargs):
-        out = real(*args, **kwargs)
-        numpy_steps.append(out[2])
-        return out
-
-    monkeypatch.setattr(csvm_mod, "_smo", counting)
+    numpy_steps = count_numpy_steps(monkeypatch)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((1000, 20))
     score = X[:, 0] * X[:, 1] + 0.5 * np.sin(2 * X[:, 2]) + 0.3 * X[:, 3:8].sum(axis=1)
