@@ -115,8 +115,6 @@ COMPILED_MIN_SAMPLES = 1000
 #: MiB of rows the compiled solver caches (its rows are copies of the projected Gram
 #: matrix, which it reads anyway): a bounded addition to the ``PEAK_GRAMS`` arrays.
 _COMPILED_CACHE_MB = 32.0
-#: Rounds of face steps within the compiled first round where its SMO stalls.
-_COMPILED_FACE_ROUNDS = 50
 #: The margin ``epsilon="auto"`` asks for with a finite ``C``: half of 1/2, the upper bound
 #: of the largest feasible margin ``epsilon_max`` for every data set (attained whenever the
 #: Gram matrix is nonsingular, e.g. for the RBF kernel on distinct samples).
@@ -341,46 +339,55 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
 
 
 def _compiled_smo(Kt: np.ndarray, y: np.ndarray, C: float, p: np.ndarray, target: float,
-                  max_iter: int, fast: Any) -> tuple[np.ndarray, int] | None:
+                  max_iter: int, fast: Any) -> tuple[np.ndarray | None, int]:
     """The first round of :func:`_smo` by the compiled solver of :mod:`ktheory.svm`
     (``fast``, its ``_fast`` module): the same problem ``1/2 a'Qt a - p'a``, ``Qt = y y' Kt``,
     from ``alpha = 0`` to a maximal KKT violation ``target``, with libsvm's working-set
-    selection, row cache and shrinking, in compiled code. Returns ``(alpha, steps)``, or
-    None where its gradient is not finite (the numpy SMO then solves, and reports it).
-    Where the pairwise steps crawl (the violation does not halve within ``10 n`` steps,
-    at least 10 000: a degenerate face, as of a linear kernel at a large ``C``) the free
-    multipliers take face steps (:func:`_face_phase`) and the compiled SMO resumes from
-    there, warm, as :class:`~ktheory.svm.SVC` does (at most ``_COMPILED_FACE_ROUNDS``
-    times, and not after a round that moved nothing). The caller resumes :func:`_smo` from
-    this ``alpha``: the check of the violation on a recomputed gradient and the certificate
-    are the numpy path's."""
+    selection, row cache and shrinking, in compiled code. Returns ``(alpha, steps)``, with
+    ``alpha`` None where its gradient is not finite (the numpy SMO then solves from 0, and
+    reports it); ``steps`` counts against the fit's ``max_iter`` either way.
+
+    Where the pairwise steps crawl (the violation does not halve within ``10 n`` steps, at
+    least 10 000: a degenerate face, as of a linear kernel, whose projected Gram matrix has
+    rank ``d - 1``) the free multipliers take face steps once
+    (:func:`ktheory.svm.face_steps`, on ``Qt``'s columns) and the compiled SMO resumes from
+    there, warm, as :class:`~ktheory.svm.SVC` does. Where it stalls again its point is
+    returned: the numpy SMO, which takes face steps every few hundred steps, goes on from
+    it (at a large ``C`` each compiled round would spend two windows of steps before its
+    face steps, and fifty of them the whole ``max_iter``). The check of the violation on a
+    recomputed gradient and the certificate are the numpy path's."""
     window = max(10 * y.shape[0], 10_000)   # no halving of the violation in this many
 
-    def solve(warm: Any, stall: int, iters: int) -> Any:
+    def solve(warm: Any, iters: int) -> Any:
         return fast.fast_smo(4, None, y, C, target, iters, Kpre=Kt, p=-p,  # steps: face steps
                              cache_size=_COMPILED_CACHE_MB,   # K~ is in units of max K_ii,
-                             stall_window=stall, warm=warm)   # as the numpy SMO reads it
+                             stall_window=window, warm=warm)  # as the numpy SMO reads it
 
-    res = solve(None, window, max_iter)
-    done, rounds = int(res.n_iter), 0
-    while (res.stats.get("stalled") and not res.nonfinite and done < max_iter
-           and np.all(np.isfinite(res.alpha))):
+    def finite(r: Any) -> bool:
+        return not r.nonfinite and bool(np.all(np.isfinite(r.alpha)))
+
+    def qcols(F: np.ndarray) -> np.ndarray:
+        cols = Kt[:, F]                     # a copy: signed in place, one n x |F| array
+        cols *= y[:, None]
+        cols *= y[F]
+        return cols
+
+    res = solve(None, max_iter)
+    done = int(res.n_iter)
+    if res.stats.get("stalled") and finite(res) and done < max_iter:
         alpha = _snap_to_bounds(np.clip(res.alpha, 0.0, C), C)
-        G = y * (Kt @ (y * alpha)) - p
         before = alpha.copy()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            face_steps(lambda F: (y[:, None] * y[F][None, :]) * Kt[:, F], y, C, alpha, G,
-                       _FACE_MAX)
+            face_steps(qcols, y, C, alpha, y * (Kt @ (y * alpha)) - p, _FACE_MAX)
         alpha = _snap_to_bounds(alpha, C)
-        rounds += 1
-        G = y * (Kt @ (y * alpha)) - p
-        up = alpha >= C
-        gbar = y * (Kt[:, up] @ (y[up] * C)) if np.any(up) else np.zeros_like(alpha)
-        again = window if rounds < _COMPILED_FACE_ROUNDS and not np.array_equal(alpha, before) else 0
-        res = solve((alpha, G, gbar), again, max_iter - done)
-        done += int(res.n_iter)
-    if res.nonfinite or not np.all(np.isfinite(res.alpha)):
-        return None
+        if not np.array_equal(alpha, before):
+            G = y * (Kt @ (y * alpha)) - p
+            up = alpha >= C
+            gbar = y * (Kt[:, up] @ (y[up] * C)) if np.any(up) else np.zeros_like(alpha)
+            res = solve((alpha, G, gbar), max_iter - done)
+            done += int(res.n_iter)
+    if not finite(res):
+        return None, done
     return np.clip(res.alpha, 0.0, C), done
 
 
@@ -916,9 +923,7 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         elif self.solver == "auto" and np.isfinite(C) and n >= COMPILED_MIN_SAMPLES:
             fast = compiled_solver()        # None without numba: the numpy SMO
         if fast is not None:                # the first round compiled, from alpha = 0, on K~
-            start = _compiled_smo(Qt, s, C, p, target, max_iter, fast)
-            if start is not None:
-                alpha, n_iter = start
+            alpha, n_iter = _compiled_smo(Qt, s, C, p, target, max_iter, fast)
         _signed_in_place(Qt, s)             # Qt = (s s') * K~, in place
         # SMO to a KKT violation `target`, then the certificate; while the gap exceeds its
         # bound, a face step and a hundred times smaller violation (down to its rounding level)

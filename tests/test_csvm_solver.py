@@ -220,13 +220,40 @@ def test_a_stalled_compiled_round_takes_face_steps_and_goes_on_compiled(monkeypa
     zig-zags on a degenerate face and stalls): the compiled round moves the free
     multipliers by face steps and resumes, compiled, instead of leaving the rest to the
     numpy SMO (which took 2500 steps, 0.1 s, at n = 1000); the same certified optimum."""
+    from ktheory.svm import _fast
+
     numpy_steps = count_numpy_steps(monkeypatch)
+    warm_starts = []
+    real = _fast.fast_smo
+
+    def spy(*args, **kwargs):
+        warm_starts.append(kwargs.get("warm") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_fast, "fast_smo", spy)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((1000, 20))
     score = X[:, 0] * X[:, 1] + 0.5 * np.sin(2 * X[:, 2]) + 0.3 * X[:, 3:8].sum(axis=1)
     y = (score > 0).astype(int)
     kw = dict(C=1.0, epsilon=0.3, kernel="linear", tol=1e-3)
     comp = CentralSVC(solver="compiled", **kw).fit(X, y)
-    assert comp.n_iter_ > 10_000                       # past one stall window
+    assert warm_starts == [False, True]               # stalled, face steps, resumed warm
     assert sum(numpy_steps) <= 0.02 * comp.n_iter_, (numpy_steps, comp.n_iter_)
+    assert_same_optimum(comp, CentralSVC(solver="numpy", **kw).fit(X, y), X)
+
+
+@pytest.mark.needs_numba
+def test_at_a_large_C_a_second_stall_is_left_to_the_numpy_rounds():
+    """At C = 1e8 (linear kernel) the compiled SMO stalls again after its face steps; its
+    point goes to the numpy rounds, which certify it within max_iter (compiled rounds of
+    face steps repeated until they stop stalling spent 20 000 steps each and did not)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400, 20))
+    score = X[:, 0] * X[:, 1] + 0.5 * np.sin(2 * X[:, 2]) + 0.3 * X[:, 3:8].sum(axis=1)
+    y = (score > 0).astype(int)
+    kw = dict(C=1e8, epsilon=0.3, kernel="linear", tol=1e-3, max_iter=100_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        comp = CentralSVC(solver="compiled", **kw).fit(X, y)
+    assert comp.duality_gap_ <= comp.gap_bound_ <= 1e-3
     assert_same_optimum(comp, CentralSVC(solver="numpy", **kw).fit(X, y), X)
