@@ -108,15 +108,13 @@ FACE_WINDOW = 100_000
 FACE_ROUNDS = 50
 
 
-#: A budget no fit exhausts: the numpy path runs to the end (numba cannot be imported).
-NO_BUDGET = 2**62
-
 #: The numpy SMO iterations that ``solver="auto"`` has run in this process, over all its
 #: fits (a one-element list, updated by :meth:`KernelSVMBase._dual`); against
 #: :data:`AUTO_NUMPY_ITER` (see :func:`_compiled_pays`).
 _PROCESS_SPENT = [0]
 
-#: Whether a compiled SMO has run in this process (set by :meth:`KernelSVMBase._dual`):
+#: Whether a compiled SMO has run in this process (set by
+#: :meth:`KernelSVMBase._solve_with_faces`):
 #: numba is imported and its cached code loaded, the price the numpy path avoids.
 _COMPILED_RAN = [False]
 
@@ -134,9 +132,15 @@ def _compiled_pays() -> bool:
     """Whether ``solver="auto"`` solves a small training set compiled: numba is installed
     and importable, and this process has run a compiled solve already or spent its numpy
     budget (:data:`AUTO_NUMPY_ITER` iterations over its ``"auto"`` fits)."""
-    if not _PROCESS_WIDE or _IMPORT_FAILED[0] or not _numba_installed():
+    if not _PROCESS_WIDE or not _compiled_possible():
         return False
     return _COMPILED_RAN[0] or _PROCESS_SPENT[0] >= AUTO_NUMPY_ITER
+
+
+def _compiled_possible() -> bool:
+    """Whether a hand-over to the compiled solver can happen: numba can be found, and
+    importing the compiled solver has not failed in this process."""
+    return not _IMPORT_FAILED[0] and _numba_installed()
 
 
 @functools.lru_cache(maxsize=1)
@@ -616,7 +620,7 @@ class KernelSVMBase(KTheoryEstimator):
             # the fit's numpy budget (AUTO_NUMPY_ITER over all its problems): one-vs-one
             # passes the same one-element list to every pair
             budget = self._numpy_budget() if budget is None else budget
-            if not (self.solver == "auto" and max_iter > budget[0] and _numba_installed()):
+            if not (self.solver == "auto" and max_iter > budget[0] and _compiled_possible()):
                 res = self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
                 self._spend(budget, res.n_iter)
                 return res
@@ -630,8 +634,7 @@ class KernelSVMBase(KTheoryEstimator):
             # a long fit: this problem from the start, compiled (numba is imported only
             # now), or the whole run on the numpy path if numba cannot be imported after all
             fast = compiled_solver()
-            if fast is None:
-                budget[0] = NO_BUDGET
+            if fast is None:        # remembered: the fit's later problems run to the end
                 return self._dual_numpy(X, gram, base, y, C, tol, max_iter, p)
         kern = self._kernel_params_["kernel"]
         opts = dict(cache_size=float(self.cache_size), shrinking=bool(self.shrinking),
@@ -695,13 +698,11 @@ class KernelSVMBase(KTheoryEstimator):
         l = y.shape[0]
         n_all = X.shape[0]
         svr = shares_a_sample(base, n_all)
+        _COMPILED_RAN[0] = True          # numba's code is loaded by the first call below
         if svr:
-            res = solve(None, 0, max_iter)
-            _COMPILED_RAN[0] = True
-            return res
+            return solve(None, 0, max_iter)
         window = max(10 * l, FACE_WINDOW)
         res = solve(None, window, max_iter)
-        _COMPILED_RAN[0] = True
         done, rounds = res.n_iter, 0
         if res.stats.get("stalled"):
             Cv = np.broadcast_to(np.asarray(C, dtype=np.float64), (l,))
