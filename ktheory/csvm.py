@@ -36,6 +36,15 @@ evaluation); otherwise it says what it reached in a
 ``1e-3``, the fit still returns, with a ConvergenceWarning that says how weak its
 certificate is (``gap_bound_``).
 
+Two paths compute it. The numpy path forms ``K~`` and signs it, ``Qt = (y y') * K~``, and
+its SMO reads one row per step. The compiled path (``solver="compiled"``, or ``"auto"``
+from ``COMPILED_MIN_SAMPLES`` samples, with numba) holds ``K`` alone: the compiled solver
+of :mod:`ktheory.svm` forms the rows of ``K - h h'`` (``h = g / sqrt(s)``) as it reads
+them, the rounds after it compute what they need from ``K`` and ``h``, and a named
+kernel's Gram matrix is computed by the compiled kernel code (each value once, exactly
+symmetric). That makes it one ``n x n`` array instead of two and saves the passes that
+form and sign the second, about half of the fit's time at 2000 samples.
+
 Averaging the margin constraints of each class gives ``<w, x_+> + b >= epsilon`` and
 ``-(<w, x_-> + b) >= epsilon``, whose sum is ``<w, m> = 1 >= 2 epsilon``: the hard margin
 is feasible only for ``epsilon <= 1/2``, for every data set, and only for
@@ -84,6 +93,7 @@ from ._validation import (
     symmetrized,
     symmetry_rtol,
 )
+from .kernels import reference_point
 from .svm import ConvergenceWarning
 from .svm import compiled_solver, face_steps
 
@@ -93,8 +103,10 @@ KERNEL_NAMES = ("linear", "poly", "rbf", "laplacian")
 #: Largest training set :class:`CentralSVC` accepts (the dense n x n matrices it keeps).
 MAX_SAMPLES = 20_000
 
-#: The peak memory of a fit, in float64 ``n x n`` arrays (3.0 measured with tracemalloc at
-#: n = 1500, the compiled solver's row cache included; 2.7 with the numpy SMO).
+#: The peak memory of a fit, in float64 ``n x n`` arrays, that ``gram_limit_mb`` is checked
+#: against: the numpy path's (the Gram matrix and the signed projected matrix: 2.7 measured
+#: with tracemalloc at n = 1500), with room to spare; the compiled path holds the Gram
+#: matrix and the solver's row cache (at most ``_COMPILED_CACHE_MB``).
 PEAK_GRAMS = 4
 _TAU = 1e-12  # curvature floor of the two-variable subproblem (as libsvm)
 _EPS = float(np.finfo(np.float64).eps)
@@ -112,8 +124,8 @@ _MAX_ROUNDS = 8
 #: and its cached code (about 0.4 s). Smaller sets, the book's examples among them, never
 #: load numba; the choice depends on the problem alone, so a fit stays reproducible.
 COMPILED_MIN_SAMPLES = 1000
-#: MiB of rows the compiled solver caches (its rows are copies of the projected Gram
-#: matrix, which it reads anyway): a bounded addition to the ``PEAK_GRAMS`` arrays.
+#: MiB of rows the compiled solver caches (rows of ``K - h h'``, formed from the Gram
+#: matrix it reads anyway): a bounded addition to the Gram matrix.
 _COMPILED_CACHE_MB = 32.0
 #: The margin ``epsilon="auto"`` asks for with a finite ``C``: half of 1/2, the upper bound
 #: of the largest feasible margin ``epsilon_max`` for every data set (attained whenever the
@@ -237,9 +249,67 @@ def _kkt_floor(p_max: float, q_max: float, alpha_sum: float) -> float:
     return _FLOOR * _EPS * max(p_max, q_max * alpha_sum)
 
 
-def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter: int,
-         alpha: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+class _DenseQ:
+    """The reduced dual's matrix ``Qt = (y y') * (K - h h')``, held as an ``n x n`` array
+    (the numpy SMO's: one row read per step)."""
+
+    def __init__(self, Qt: np.ndarray) -> None:
+        self.Qt = Qt
+        self.diag = np.diag(Qt).copy()
+        # max|Qt| without an n x n copy: the scale of the terms summed into the gradient
+        self.qmax = float(max(Qt.max(), -Qt.min())) if Qt.size else 0.0
+
+    def row(self, i: int) -> np.ndarray:
+        return self.Qt[i]
+
+    def cols(self, F: np.ndarray) -> np.ndarray:
+        return self.Qt[:, F]
+
+    def matvec(self, a: np.ndarray) -> np.ndarray:
+        return self.Qt @ a
+
+
+class _LowRankQ:
+    """The same matrix, ``Qt = (y y') * (K - h h')``, never formed: its rows, columns and
+    products are computed from ``K`` and ``h`` when asked for (the compiled path's, whose
+    solver forms its rows as it reads them; one ``n x n`` array instead of two, and no pass
+    to form and sign the second). ``qmax``, the scale of the terms summed into a gradient
+    computed this way, is ``max K_ii + max h_i^2`` (``|K_ij| <= max K_ii`` for a positive
+    semidefinite ``K``)."""
+
+    def __init__(self, K: np.ndarray, h: np.ndarray, y: np.ndarray) -> None:
+        self.K, self.h, self.y = K, h, y
+        dK = np.diagonal(K)
+        self.diag = dK - h * h
+        self.qmax = (float(np.max(np.abs(dK))) + float(np.max(h * h))) if h.size else 0.0
+
+    def row(self, i: int) -> np.ndarray:
+        out = self.K[i] - self.h[i] * self.h
+        out *= self.y
+        out *= self.y[i]
+        return out
+
+    def cols(self, F: np.ndarray) -> np.ndarray:
+        out = self.K[:, F]                  # a copy: the rank-one term and the signs in place
+        out -= np.outer(self.h, self.h[F])
+        out *= self.y[:, None]
+        out *= self.y[F]
+        return out
+
+    def matvec(self, a: np.ndarray) -> np.ndarray:
+        u = self.y * a
+        out = self.K @ u
+        out -= self.h * float(self.h @ u)
+        out *= self.y
+        return out
+
+
+def _smo(Q: Any, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter: int,
+         alpha: np.ndarray | None = None,
+         G: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, float, float]:
     """Minimise 1/2 a'Qt a - p'a s.t. y'a = 0, 0 <= a <= C by SMO (second-order selection).
+
+    ``Q`` holds ``Qt`` (:class:`_DenseQ` or :class:`_LowRankQ`).
 
     It stops when the maximal KKT violation ``max_{I_up} -y G - min_{I_low} -y G`` (in units
     of the functional margin) is at most ``max(target, floor)``, ``floor`` the rounding
@@ -251,7 +321,9 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
     is singular, of rank ``d - 1`` for the linear kernel) SMO's pairwise steps are tiny
     when ``C`` is large, and a face step goes to the first bound at once.
 
-    ``alpha`` (feasible) warm-starts the iteration. Returns ``(alpha, G, n_steps,
+    ``alpha`` (feasible) warm-starts the iteration, with its gradient ``G`` where the caller
+    has it (the compiled round's, updated step by step: the stopping test is made on a
+    gradient recomputed from ``alpha`` all the same). Returns ``(alpha, G, n_steps,
     violation, floor)`` with ``G = Qt alpha - p``.
     """
     n = y.shape[0]
@@ -260,10 +332,10 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
         G = -p.copy()
     else:
         alpha = alpha.copy()
-        G = Qt @ alpha - p
-    QD = np.diag(Qt).copy()
+        G = Q.matvec(alpha) - p if G is None else G.copy()
+    QD = Q.diag
     pos = y > 0
-    q_max = float(max(Qt.max(), -Qt.min())) if n else 0.0  # max|Qt| without an n x n copy
+    q_max = Q.qmax
     p_max = float(np.max(np.abs(p))) if n else 0.0
     a_sum = float(alpha.sum())
     # a face step at the end costs O(k^3) for k free multipliers: only where that is
@@ -277,7 +349,7 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
     while it < max_iter:
         if it and since_refresh and it % window == 0:
             if viol > 0.5 * window_start:
-                G = _face_phase(Qt, y, C, alpha, G, _FACE_MAX)
+                G = _face_phase(Q, y, C, alpha, G, _FACE_MAX)
                 a_sum = float(alpha.sum())
             window_start = viol
         at_upper = alpha >= C
@@ -296,12 +368,12 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
                 break
             # the free multipliers to their face's minimiser, then G recomputed from alpha
             # (no drift of the O(n) updates): stop only if the violation holds there too
-            G = _face_phase(Qt, y, C, alpha, G, end_face)
-            G = Qt @ alpha - p
+            G = _face_phase(Q, y, C, alpha, G, end_face)
+            G = Q.matvec(alpha) - p
             a_sum = float(alpha.sum())
             since_refresh = 0
             continue
-        Qi = Qt[i]
+        Qi = Q.row(i)
         a = QD[i] + QD - 2.0 * y[i] * y * Qi
         a = np.maximum(a, _TAU)
         bb = m_up - myG
@@ -332,20 +404,22 @@ def _smo(Qt: np.ndarray, p: np.ndarray, y: np.ndarray, C: float, target: float, 
         di, dj = ai - alpha[i], aj - alpha[j]
         alpha[i], alpha[j] = ai, aj
         a_sum += di + dj
-        G += Qi * di + Qt[j] * dj
+        G += Qi * di + Q.row(j) * dj
         it += 1
         since_refresh += 1
     return alpha, G, it, viol, _kkt_floor(p_max, q_max, a_sum)
 
 
-def _compiled_smo(Kt: np.ndarray, y: np.ndarray, C: float, p: np.ndarray, target: float,
-                  max_iter: int, fast: Any) -> tuple[np.ndarray | None, int]:
+def _compiled_smo(Q: _LowRankQ, y: np.ndarray, C: float, p: np.ndarray, target: float,
+                  max_iter: int, fast: Any) -> tuple[np.ndarray | None, np.ndarray | None, int]:
     """The first round of :func:`_smo` by the compiled solver of :mod:`ktheory.svm`
-    (``fast``, its ``_fast`` module): the same problem ``1/2 a'Qt a - p'a``, ``Qt = y y' Kt``,
-    from ``alpha = 0`` to a maximal KKT violation ``target``, with libsvm's working-set
-    selection, row cache and shrinking, in compiled code. Returns ``(alpha, steps)``, with
+    (``fast``, its ``_fast`` module): the same problem ``1/2 a'Qt a - p'a``, ``Qt = y y'
+    (K - h h')`` (``Q``; the solver forms the rows of ``K - h h'`` as it reads them), from
+    ``alpha = 0`` to a maximal KKT violation ``target``, with libsvm's working-set
+    selection, row cache and shrinking, in compiled code. Returns ``(alpha, G, steps)``, with
     ``alpha`` None where its gradient is not finite (the numpy SMO then solves from 0, and
-    reports it); ``steps`` counts against the fit's ``max_iter`` either way.
+    reports it), ``G = Qt alpha - p`` as the solver updated it where it converged (else
+    None); ``steps`` counts against the fit's ``max_iter`` either way.
 
     Where the pairwise steps crawl (the violation does not halve within ``10 n`` steps, at
     least 10 000: a degenerate face, as of a linear kernel, whose projected Gram matrix has
@@ -359,18 +433,12 @@ def _compiled_smo(Kt: np.ndarray, y: np.ndarray, C: float, p: np.ndarray, target
     window = max(10 * y.shape[0], 10_000)   # no halving of the violation in this many
 
     def solve(warm: Any, iters: int) -> Any:
-        return fast.fast_smo(4, None, y, C, target, iters, Kpre=Kt, p=-p,  # steps: face steps
-                             cache_size=_COMPILED_CACHE_MB,   # K~ is in units of max K_ii,
+        return fast.fast_smo(4, None, y, C, target, iters, Kpre=Q.K, rank_one=Q.h, p=-p,
+                             cache_size=_COMPILED_CACHE_MB,   # K is in units of max K_ii,
                              stall_window=window, warm=warm)  # as the numpy SMO reads it
 
     def finite(r: Any) -> bool:
         return not r.nonfinite and bool(np.all(np.isfinite(r.alpha)))
-
-    def qcols(F: np.ndarray) -> np.ndarray:
-        cols = Kt[:, F]                     # a copy: signed in place, one n x |F| array
-        cols *= y[:, None]
-        cols *= y[F]
-        return cols
 
     res = solve(None, max_iter)
     done = int(res.n_iter)
@@ -378,17 +446,21 @@ def _compiled_smo(Kt: np.ndarray, y: np.ndarray, C: float, p: np.ndarray, target
         alpha = _snap_to_bounds(np.clip(res.alpha, 0.0, C), C)
         before = alpha.copy()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            face_steps(qcols, y, C, alpha, y * (Kt @ (y * alpha)) - p, _FACE_MAX)
+            face_steps(Q.cols, y, C, alpha, Q.matvec(alpha) - p, _FACE_MAX)
         alpha = _snap_to_bounds(alpha, C)
         if not np.array_equal(alpha, before):
-            G = y * (Kt @ (y * alpha)) - p
-            up = alpha >= C
-            gbar = y * (Kt[:, up] @ (y[up] * C)) if np.any(up) else np.zeros_like(alpha)
+            G = Q.matvec(alpha) - p
+            gbar = Q.matvec(np.where(alpha >= C, C, 0.0))  # sum over j at C of C Qt_tj
             res = solve((alpha, G, gbar), max_iter - done)
             done += int(res.n_iter)
     if not finite(res):
-        return None, done
-    return np.clip(res.alpha, 0.0, C), done
+        return None, None, done
+    alpha = np.clip(res.alpha, 0.0, C)
+    # its gradient, updated step by step, for the numpy round's first selection: only from
+    # a converged run (whose last test unshrank every variable: no frozen entries) whose
+    # point the clip did not move; else the numpy round recomputes it
+    exact = res.converged and np.array_equal(alpha, res.alpha)
+    return alpha, (res.grad if exact else None), done
 
 
 def _signed_in_place(M: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -412,13 +484,13 @@ def _symmetrise(K: np.ndarray, block: int = 128) -> np.ndarray:
     return K
 
 
-def _face_phase(Qt: np.ndarray, y: np.ndarray, C: float, alpha: np.ndarray, G: np.ndarray,
+def _face_phase(Q: Any, y: np.ndarray, C: float, alpha: np.ndarray, G: np.ndarray,
                 k_max: int) -> np.ndarray:
     """:func:`ktheory.svm.face_steps` with floating-point overflow silenced: for a huge ``C kappa``
     (the weakly certified regime) its steps and their products can overflow, and every
     non-finite quantity already ends the phase (the gradient is returned unchanged)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return face_steps(lambda F: Qt[:, F], y, C, alpha, G, k_max)
+        return face_steps(Q.cols, y, C, alpha, G, k_max)
 
 
 def _snap_to_bounds(alpha: np.ndarray, C: float) -> np.ndarray:
@@ -461,8 +533,12 @@ def _bias(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, C: float) -> float:
 _SIGMA_FROM = 1e100
 
 
-def _abs_matvec(K: np.ndarray, u: np.ndarray, block: int = 1024) -> np.ndarray:
-    """``|K| @ u`` in blocks of rows (no second ``n x n`` array)."""
+def _abs_matvec(K: np.ndarray, u: np.ndarray, block: int | None = None) -> np.ndarray:
+    """``|K| @ u`` in blocks of rows (no second ``n x n`` array), each block's ``|K|`` small
+    enough to stay in the CPU's cache (about 2 MiB: a block of 1024 rows of 2000 columns,
+    16 MiB, took four times as long)."""
+    if block is None:
+        block = max(16, 2**18 // max(1, K.shape[1]))
     out = np.empty(K.shape[0])
     for i in range(0, K.shape[0], block):
         out[i : i + block] = np.abs(K[i : i + block]) @ u
@@ -470,7 +546,8 @@ def _abs_matvec(K: np.ndarray, u: np.ndarray, block: int = 1024) -> np.ndarray:
 
 
 def _certificate(K: np.ndarray, l: np.ndarray, v: np.ndarray, sq: float, y: np.ndarray, C: float,
-                 eps: float, alpha: np.ndarray, G: np.ndarray) -> dict[str, Any]:
+                 eps: float, alpha: np.ndarray, G: np.ndarray,
+                 nonneg: bool = False) -> dict[str, Any]:
     """The primal point of ``alpha`` and its optimality certificate.
 
     ``beta = (1 - v'alpha) / s`` (so that ``<w, m> = 1``), ``w`` through the sample
@@ -491,6 +568,7 @@ def _certificate(K: np.ndarray, l: np.ndarray, v: np.ndarray, sq: float, y: np.n
     ``dual`` are returned as ``primal_s * sigma`` and ``dual_s * sigma`` with ``sigma``, so
     that a caller can rescale them before multiplying (``inf`` only if the objective itself
     is beyond float64). Below that ``sigma = 1``: the same operations as without it.
+    ``nonneg``: every ``K_ij >= 0`` (the RBF and Laplacian kernels), so that ``|K| = K``.
     """
     beta = (1.0 - float(v @ alpha)) / sq
     coef = (alpha + beta * l) * y
@@ -510,11 +588,12 @@ def _certificate(K: np.ndarray, l: np.ndarray, v: np.ndarray, sq: float, y: np.n
     dual = (eps * float(alpha.sum()) + beta) / sigma - half_w2 if sigma != 1.0 else (
         eps * float(alpha.sum()) + beta - half_w2)
     c = np.where(r >= 0, alpha, C - alpha) if finite else alpha
+    absmv = (lambda u: K @ u) if nonneg else (lambda u: _abs_matvec(K, u))
     if sigma != 1.0:
         c = c / sigma
-        rho = 4.0 * _EPS * (sigma * _abs_matvec(K, np.abs(cs)) + abs(b) + eps)
+        rho = 4.0 * _EPS * (sigma * absmv(np.abs(cs)) + abs(b) + eps)
     else:
-        rho = 4.0 * _EPS * (_abs_matvec(K, np.abs(coef)) + abs(b) + eps)
+        rho = 4.0 * _EPS * (absmv(np.abs(coef)) + abs(b) + eps)
     floor = float(c @ rho) + 4.0 * _EPS * (abs(half_w2) + slack_term)
     max_slack = float(slack.max()) if slack.size else 0.0
     if primal > 0:
@@ -657,16 +736,18 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         :class:`ktheory.svm.ConvergenceWarning` if they do not suffice).
     gram_limit_mb : float, default 2048
         Refuse (``ValueError``, before any n x n array exists) a fit whose peak memory,
-        ``PEAK_GRAMS = 4`` float64 ``n x n`` arrays (the Gram matrix, the signed projected
-        matrix the SMO reads, and the compiled solver's row cache; 3.0 measured), exceeds
-        this many MiB: 2048 admits about
-        8 000 samples. The package's one memory knob (as :class:`ktheory.svm.SVC`).
+        ``PEAK_GRAMS = 4`` float64 ``n x n`` arrays (the numpy path's Gram matrix and signed
+        projected matrix, 2.7 measured, with room to spare; the compiled path holds the
+        Gram matrix and a row cache of at most 32 MiB), exceeds this many MiB: 2048 admits
+        about 8 000 samples. The package's one memory knob (as :class:`ktheory.svm.SVC`).
     solver : {"auto", "numpy", "compiled"}, default="auto"
         Who takes the SMO steps of the first round (the later rounds and the certificate
         are the same for all): ``"numpy"`` the readable SMO of this module;
         ``"compiled"`` the compiled solver of :class:`ktheory.svm.SVC` (libsvm's
-        selection, row cache and shrinking on the projected Gram matrix, with face steps
-        where it stalls, after which it resumes; needs numba,
+        selection, row cache and shrinking on the projected Gram matrix, whose rows it
+        forms from the Gram matrix as it reads them, with face steps where it stalls,
+        after which it resumes; the Gram matrix of a linear, polynomial or RBF kernel is
+        then computed by its kernel code too; needs numba,
         ``pip install 'ktheory[fast]'``), about ten times faster per step; ``"auto"``
         the compiled solver where numba is installed and ``n_samples >=
         COMPILED_MIN_SAMPLES`` (1000), the numpy SMO otherwise. Both reach the same certified optimum (``duality_gap_ <=
@@ -804,6 +885,35 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             )
         return fast
 
+    def _compiled_gram(self, fast: Any, Xa: np.ndarray,
+                       gamma: float | None) -> tuple[np.ndarray | None, float | None]:
+        """``(K / kappa, kappa)`` for a named kernel the compiled solver computes
+        (``"linear"``, ``"poly"``, ``"rbf"``), by its own kernel code
+        (:func:`ktheory.svm._fast.gram`: each value once, exactly symmetric, the same on
+        every CPU for the linear and RBF kernels), ``kappa = max_i K_ii``; ``(None, None)``
+        where the numpy kernels are to compute it instead: the Laplacian kernel, values
+        that are not finite, and the regime where :func:`ktheory.kernels.rbf_kernel`
+        recomputes the distances of near pairs from their differences (data far from
+        their mean against the kernel's width: ``gamma (2 d + 7) eps max ||x - r||^2 >
+        1e-8``), so that the values agree with :mod:`ktheory.kernels` to rounding."""
+        kind = fast.KERNEL_CODES.get(self.kernel, 4) if isinstance(self.kernel, str) else 4
+        if kind >= 4 or Xa.shape[0] == 0:
+            return None, None
+        kp = (float(gamma or 0.0), float(self.coef0), float(self.degree))
+        rows = Xa
+        if self.kernel == "rbf":
+            with np.errstate(over="ignore", invalid="ignore"):
+                rows = Xa - reference_point(Xa)
+                big = float(np.max(np.einsum("ij,ij->i", rows, rows)))
+            if not (np.isfinite(big) and kp[0] * (2 * Xa.shape[1] + 7) * _EPS * big <= 1e-8):
+                return None, None
+        with np.errstate(over="ignore", invalid="ignore"):
+            kappa = float(np.max(np.abs(fast.kernel_diag(kind, rows, kp))))
+        if not (kappa > 0 and np.isfinite(kappa)):
+            return None, None
+        K, finite = fast.gram(kind, rows, kp, 1.0 / kappa)
+        return (K, kappa) if finite else (None, None)
+
     def _kernel(self, A: np.ndarray, B: np.ndarray, what: str, gamma: float | None) -> np.ndarray:
         """Gram block ``k(A, B)`` with this estimator's kernel settings and coefficient ``gamma``."""
         return kernel_block(self.kernel, A, B, what, gamma=gamma, degree=self.degree, coef0=self.coef0)
@@ -862,6 +972,12 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 f"{MAX_SAMPLES}); use fewer samples or raise gram_limit_mb"
             )
         gamma = None
+        fast = None                         # the first round's SMO steps compiled?
+        if self.solver == "compiled" and np.isfinite(C):
+            fast = self._compiled()
+        elif self.solver == "auto" and np.isfinite(C) and n >= COMPILED_MIN_SAMPLES:
+            fast = compiled_solver()        # None without numba: the numpy SMO
+        K = kappa = None
         if self.kernel == "precomputed":
             if Xa.shape[1] != n:
                 raise ValueError(
@@ -872,18 +988,23 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         else:
             if isinstance(self.kernel, str) and self.kernel != "linear":
                 gamma = resolve_gamma(self.gamma, Xa)
-            K = self._kernel(Xa, Xa, "training data", gamma)
-            if callable(self.kernel):
-                K = _check_gram(K, "the Gram matrix returned by the kernel callable")
-            else:
-                K = _symmetrise(K)      # the kernel's own array
+            if fast is not None:
+                K, kappa = self._compiled_gram(fast, Xa, gamma)
+            if K is None:
+                K = self._kernel(Xa, Xa, "training data", gamma)
+                if callable(self.kernel):
+                    K = _check_gram(K, "the Gram matrix returned by the kernel callable")
+                else:
+                    K = _symmetrise(K)      # the kernel's own array
         # Solved on K / kappa with C kappa, kappa = max diag K: the same minimiser (w' =
         # sqrt(kappa) w, b and the slacks unchanged; alpha, beta, the coefficients and the
         # objectives scale by kappa), so that X -> s X with C -> C / s^2 is the same problem
         # to the bit and no product of kernel values overflows or underflows
-        kappa = float(np.max(np.abs(np.diagonal(K)))) if n else 1.0
-        if not (kappa > 0 and np.isfinite(kappa)):
-            kappa = 1.0
+        scaled = kappa is not None         # the compiled Gram matrix is K / kappa already
+        if not scaled:
+            kappa = float(np.max(np.abs(np.diagonal(K)))) if n else 1.0
+            if not (kappa > 0 and np.isfinite(kappa)):
+                kappa = 1.0
         C_user = C
         C = C * kappa
         if np.isfinite(C_user) and not np.isfinite(C):
@@ -891,7 +1012,9 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 f"C={self.C!r} times the kernel's scale max K(x, x) = {kappa:.3g} overflows; "
                 "rescale X (or the kernel) or use a smaller C"
             )
-        if K is Xa or callable(self.kernel):
+        if scaled:
+            pass
+        elif K is Xa or callable(self.kernel):
             K = K / kappa               # not the caller's (or the callable's) array
         elif kappa != 1.0:              # (1 for the RBF and Laplacian kernels)
             K /= kappa
@@ -911,27 +1034,29 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             eps = AUTO_EPSILON if eps_param is None else eps_param
         v = s * g
         h = g / np.sqrt(sq)                 # outer(g, g) itself overflows near |K| ~ 1e154
-        Qt = np.outer(h, h)
-        np.subtract(K, Qt, out=Qt)          # K~ = K - h h'
         p = eps - v / sq
         tol, max_iter = float(self.tol), int(self.max_iter)
         hard_slack = 1e-8 * max(1.0, eps)
-        target, alpha, n_iter, faced_at_floor = tol, None, 0, False
-        fast = None                         # the first round's SMO steps compiled?
-        if self.solver == "compiled" and np.isfinite(C):
-            fast = self._compiled()
-        elif self.solver == "auto" and np.isfinite(C) and n >= COMPILED_MIN_SAMPLES:
-            fast = compiled_solver()        # None without numba: the numpy SMO
-        if fast is not None:                # the first round compiled, from alpha = 0, on K~
-            alpha, n_iter = _compiled_smo(Qt, s, C, p, target, max_iter, fast)
-        _signed_in_place(Qt, s)             # Qt = (s s') * K~, in place
+        nonneg = self.kernel in ("rbf", "laplacian")   # exp(-...): |K| = K
+        target, alpha, G_warm, n_iter, faced_at_floor = tol, None, None, 0, False
+        if fast is not None:
+            # the first round compiled, from alpha = 0: its solver forms the rows of
+            # K~ = K - h h' as it reads them, and so do the rounds after it
+            Q: Any = _LowRankQ(K, h, s)
+            alpha, G_warm, n_iter = _compiled_smo(Q, s, C, p, target, max_iter, fast)
+        else:
+            Qt = np.outer(h, h)
+            np.subtract(K, Qt, out=Qt)      # K~ = K - h h'
+            Q = _DenseQ(_signed_in_place(Qt, s))  # Qt = (s s') * K~, in place
         # SMO to a KKT violation `target`, then the certificate; while the gap exceeds its
         # bound, a face step and a hundred times smaller violation (down to its rounding level)
         for _ in range(_MAX_ROUNDS + 1):
-            alpha, G, steps, viol, floor = _smo(Qt, p, s, C, target, max_iter - n_iter, alpha)
+            alpha, G, steps, viol, floor = _smo(Q, p, s, C, target, max_iter - n_iter, alpha,
+                                                G_warm)
+            G_warm = None                   # the later rounds recompute it from alpha
             n_iter += steps
             alpha = _snap_to_bounds(alpha, C)
-            cert = _certificate(K, l, v, sq, s, C, eps, alpha, G)
+            cert = _certificate(K, l, v, sq, s, C, eps, alpha, G, nonneg)
             infeasible = bool(np.isinf(C) and cert["max_slack"] > hard_slack)
             gap = float("inf") if infeasible else cert["gap"]
             bound = max(tol, cert["floor"])
@@ -940,7 +1065,7 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                 break
             # the free multipliers to their face's minimiser (exact margins on the free set:
             # what a gap of C times their residuals needs when C is large), then SMO on
-            G = _face_phase(Qt, s, C, alpha, G, _FACE_MAX)
+            G = _face_phase(Q, s, C, alpha, G, _FACE_MAX)
             faced_at_floor = at_floor
             target = max(floor, target * 1e-2)
         if not gap <= bound:

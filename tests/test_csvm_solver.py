@@ -154,7 +154,12 @@ def test_a_non_finite_compiled_round_falls_back_on_numpy(monkeypatch):
     X, y = blobs(50, seed=2)
     got = CentralSVC(C=3.0, kernel="rbf", gamma=0.5, solver="compiled").fit(X, y)
     ref = CentralSVC(C=3.0, kernel="rbf", gamma=0.5, solver="numpy").fit(X, y)
-    np.testing.assert_array_equal(got.alpha_, ref.alpha_)
+    # the compiled path's own Gram matrix and its unformed K - h h': the same optimum to
+    # the rounding of the kernel values, not bit for bit
+    assert got.duality_gap_ <= got.gap_bound_
+    np.testing.assert_allclose(got.alpha_, ref.alpha_, rtol=0, atol=1e-9 * ref.alpha_.max())
+    assert got.primal_objective_ == pytest.approx(ref.primal_objective_, rel=1e-9)
+    np.testing.assert_array_equal(got.predict(X), ref.predict(X))
 
 
 def test_hard_margin_is_solved_by_numpy_with_either_solver(monkeypatch):
@@ -257,3 +262,60 @@ def test_at_a_large_C_a_second_stall_is_left_to_the_numpy_rounds():
         comp = CentralSVC(solver="compiled", **kw).fit(X, y)
     assert comp.duality_gap_ <= comp.gap_bound_ <= 1e-3
     assert_same_optimum(comp, CentralSVC(solver="numpy", **kw).fit(X, y), X)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 40))
+def test_the_unformed_projected_matrix_is_the_formed_one(seed, n):
+    """``_LowRankQ`` (the compiled path's ``Qt = (y y') * (K - h h')``, never formed) against
+    ``_DenseQ`` (the matrix formed and signed, the numpy path's): rows, columns, products
+    and diagonal, to rounding; ``qmax`` bounds the formed matrix's largest entry."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    y[0], y[-1] = 1.0, -1.0
+    K = rbf_kernel(X, X, gamma=0.7)
+    l, g, sq = csvm_mod._centre_terms(K, y) if n > 1 else (None, None, None)
+    h = g / np.sqrt(sq)
+    dense = csvm_mod._DenseQ(
+        csvm_mod._signed_in_place(K - np.outer(h, h), y))
+    low = csvm_mod._LowRankQ(K, h, y)
+    tol = 1e-14 * max(1.0, float(np.max(h * h)))
+    F = np.flatnonzero(rng.random(n) < 0.5)
+    a = rng.random(n)
+    for i in (0, n // 2, n - 1):
+        np.testing.assert_allclose(low.row(i), dense.row(i), rtol=0, atol=tol)
+    np.testing.assert_allclose(low.cols(F), dense.cols(F), rtol=0, atol=tol)
+    np.testing.assert_allclose(low.matvec(a), dense.matvec(a), rtol=0, atol=tol * n * a.max())
+    np.testing.assert_allclose(low.diag, dense.diag, rtol=0, atol=tol)
+    assert dense.qmax <= low.qmax * (1 + 1e-15)
+
+
+@pytest.mark.needs_numba
+def test_the_compiled_path_computes_its_gram_matrix_itself_where_it_agrees(monkeypatch):
+    """The compiled path's Gram matrix by the compiled kernel code (:func:`_fast.gram`) for
+    the RBF kernel on data of ordinary scale, translated far from the origin too (its rows
+    are centred, as :func:`ktheory.kernels.rbf_kernel`'s), and by ``ktheory.kernels``
+    where that kernel recomputes near pairs' distances (data far from their mean against
+    the kernel's width), so that both agree with it to rounding."""
+    from ktheory.svm import _fast
+
+    calls = []
+    real = _fast.gram
+    monkeypatch.setattr(_fast, "gram", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    X, y = blobs(120, sep=0.8, seed=7)
+    kw = dict(C=10.0, epsilon=0.3, kernel="rbf", gamma=0.5, solver="compiled", tol=1e-10)
+    base = CentralSVC(**kw).fit(X, y)
+    far = CentralSVC(**kw).fit(X + 1e6, y)
+    assert calls == [2, 2]
+    assert_same_optimum(base, CentralSVC(**(kw | {"solver": "numpy"})).fit(X, y), X)
+    # translation: the same problem, to the rounding of the centred rows
+    np.testing.assert_allclose(far.alpha_, base.alpha_, rtol=0, atol=1e-8 * base.alpha_.max())
+    assert far.primal_objective_ == pytest.approx(base.primal_objective_, rel=1e-9)
+    # spread over 1e5 against a width of 1: ktheory.kernels computes it
+    Xw = X.copy()
+    Xw[0] += 1e5
+    calls.clear()
+    wide = CentralSVC(**kw).fit(Xw, y)
+    assert calls == []
+    assert wide.duality_gap_ <= wide.gap_bound_

@@ -894,3 +894,67 @@ def test_the_exp_of_a_positive_argument_is_accurate_or_overflows():
     fin = np.isfinite(ref)
     assert np.max(np.abs(out[fin] - ref[fin]) / np.spacing(ref[fin])) <= 1.0
     assert np.all(np.isposinf(out[~fin]))
+
+
+# ---------------------------------------------------------------------------
+# 6. the whole Gram matrix (gram) and rows of a matrix less a rank-one term (rank_one),
+#    what CentralSVC's compiled path reads
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [1, 5, 128, 300])
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid"])
+def test_the_whole_gram_matrix_is_the_kernels_and_exactly_symmetric(kernel, n):
+    # n = 300: three blocks of rows, the last one short; n = 128: exactly one
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 4)) * np.array([1.0, 3.0, 0.2, 1.0])
+    gamma, coef0, degree = _KERNELS[kernel]
+    rows = X - km.reference_point(X) if kernel == "rbf" else X   # as CentralSVC passes them
+    K, finite = _fast.gram(_fast.KERNEL_CODES[kernel], rows, (gamma, coef0, float(degree)), 0.25)
+    assert finite
+    assert np.array_equal(K, K.T)                       # each value computed once
+    ref = 0.25 * _gram(kernel, X)
+    np.testing.assert_allclose(K, ref, rtol=1e-13, atol=1e-13 * np.abs(ref).max())
+    if kernel == "rbf":
+        assert np.all(np.diagonal(K) == 0.25)           # exp(0) exactly, then scaled
+
+
+def test_a_gram_matrix_that_overflows_is_flagged():
+    X = np.full((3, 2), 1e60)
+    K, finite = _fast.gram(1, X, (1.0, 0.0, 3.0))         # (x . x)^3 ~ 1e363
+    assert not finite
+    K, finite = _fast.gram(1, np.ones((3, 2)), (1.0, 0.0, 3.0))
+    assert finite and np.all(K == 8.0)
+
+
+@pytest.mark.parametrize("shrinking", [True, False])
+def test_rank_one_rows_are_the_formed_matrixs_bit_for_bit(shrinking):
+    """``rank_one=h`` forms the rows of ``Kpre - h h'`` as it reads them: the same values,
+    bit for bit, as the matrix formed by numpy, so the same iterates, also where shrinking
+    permutes the variables (``h`` is indexed by sample, like ``Kpre``: a copy permuted with
+    the positions would read the wrong entries)."""
+    n, C, tol = 1500, 10.0, 1e-3
+    X, y = _classification(1, n, d=5)
+    K = km.rbf_kernel(X, None, gamma=0.2)
+    w = np.where(y > 0, 1.0 / np.sum(y > 0), 1.0 / np.sum(y < 0)) * y
+    g = K @ w
+    h = g / np.sqrt(w @ g)                              # K - h h' is PSD (CentralSVC's)
+    formed = K - np.outer(h, h)
+    a = _fast.fast_smo(4, None, y, C, tol, NO_LIMIT, Kpre=K, rank_one=h, shrinking=shrinking)
+    b = _fast.fast_smo(4, None, y, C, tol, NO_LIMIT, Kpre=formed, shrinking=shrinking)
+    assert a.converged
+    if shrinking:
+        assert a.stats["shrink_steps"] > 0, "precondition: shrinking permuted the variables"
+    _assert_same_run(a, b)
+    gap, _ = _kkt_gap(a.alpha, y, _full_q(formed, y), C)
+    assert gap < tol
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(kind=2), "rank_one needs kind=4"),
+    (dict(h=np.ones(5)), r"shape \(40,\)"),
+])
+def test_rank_one_of_the_wrong_kind_or_shape_is_refused(bad, match):
+    X, y = _classification(3, 40)
+    kind, h = bad.get("kind", 4), bad.get("h", np.zeros(40))
+    kw = dict(Kpre=X @ X.T) if kind == 4 else dict(kparams=(0.5, 0.0, 3.0))
+    with pytest.raises(ValueError, match=match):
+        _fast.fast_smo(kind, None if kind == 4 else X, y, 1.0, 1e-3, 1000, rank_one=h, **kw)

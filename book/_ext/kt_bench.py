@@ -149,7 +149,8 @@ def render(record: dict | None, root: Path | None = None) -> str:
         "process (numba's load is then paid). The benchmarks time fits after a compiled "
         "solve, so every SVC and SVR row here runs the compiled solver, except "
         "the first fits of `bench_start`, each in a fresh process (`CentralSVC` runs its "
-        "first round compiled from 1000 samples).\n\n")
+        "first round compiled from 1000 samples, on a Gram matrix that the compiled kernel "
+        "code computes).\n\n")
     groups = series_rows(record)
     if groups:
         text.append("## Cost against the number of samples\n\n")

@@ -190,7 +190,9 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
     samples ``ax`` and ``t`` of ``X``, the data *transposed* (``d x n``) and in the
     solver's order, so that a row of the kernel reads each feature's row of ``X`` from
     front to back, for
-    ``"precomputed"`` ``Kpre[ak, cols[t]]``. False if a value is not finite.
+    ``"precomputed"`` ``Kpre[ak, cols[t]]``, and for kind 5 (a precomputed matrix less a
+    rank-one term, :func:`fast_smo`'s ``rank_one``) ``Kpre[ak, c] - h[ak] h[c]``, ``c =
+    cols[t]``, with ``h`` passed as ``sq``. False if a value is not finite.
 
     Each value is computed by the same arithmetic whichever row or part of a row asks for
     it (its inner product summed over the features in order, never reassociated), so a
@@ -210,6 +212,15 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
     if kind == 4:
         for t in range(start, stop):
             v = Kpre[ak, cols[t]] * inv
+            out[t] = v
+            if not math.isfinite(v):
+                ok = False
+        return ok
+    if kind == 5:                       # Kpre - h h', h in sq
+        ha = sq[ak]
+        for t in range(start, stop):
+            c = cols[t]
+            v = (Kpre[ak, c] - ha * sq[c]) * inv
             out[t] = v
             if not math.isfinite(v):
                 ok = False
@@ -824,6 +835,9 @@ def _diag(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
         if kind == 4:
             out[a] = Kpre[a, a]
             continue
+        if kind == 5:
+            out[a] = Kpre[a, a] - sq[a] * sq[a]
+            continue
         if kind == 2:
             out[a] = 1.0
             continue
@@ -970,6 +984,83 @@ def kernel_diag(kind: int, X: np.ndarray, kparams: tuple[float, float, float],
     return _diag(kind, XT, sq, kp, K2, n)
 
 
+#: Rows of the Gram matrix whose inner products :func:`gram` asks the BLAS for at once.
+_GRAM_ROWS = 128
+
+
+def gram(kind: int, X: np.ndarray, kparams: tuple[float, float, float],
+         inv_scale: float = 1.0) -> tuple[np.ndarray, bool]:
+    """The whole Gram matrix ``k(X, X) * inv_scale`` of a named kernel (``kind < 4``), for a
+    caller that needs every value (:class:`ktheory.csvm.CentralSVC`): the upper triangle by
+    blocks of rows, each block's inner products by one matrix product (BLAS) and the
+    kernel's function of them in compiled loops, then mirrored (exactly symmetric, each
+    value computed once). The function is :func:`_fill`'s: for ``"rbf"`` ``||x||^2 +
+    ||x'||^2 - 2 <x, x'>`` clipped at 0, on rows the caller has centred at their reference
+    point, with the squared norms of :func:`_sq_norms`, a diagonal of exactly 1 and this
+    module's ``exp``. The values agree with :func:`_fill`'s to the rounding of the inner
+    products, which the BLAS sums in its own order. Returns ``(K, finite)``; ``finite`` is
+    False if a value is NaN or infinite (the caller then computes the matrix another way)."""
+    XT, sq, kp, _ = _kernel_arrays(kind, X, kparams, inv_scale, None)
+    Xf = np.ascontiguousarray(X, dtype=np.float64)
+    n = Xf.shape[0]
+    K = np.empty((n, n))
+    buf = np.empty(min(n, _GRAM_ROWS) * n)   # one buffer for every block's products: a
+    finite = True                            # fresh array each would page-fault afresh
+    for a0 in range(0, n, _GRAM_ROWS):
+        A = Xf[a0:a0 + _GRAM_ROWS]
+        P = buf[:A.shape[0] * (n - a0)].reshape(A.shape[0], n - a0)
+        np.matmul(A, Xf[a0:].T, out=P)
+        finite &= bool(_gram_block(kind, P, a0, sq, kp, K))
+    return K, finite
+
+
+@njit(cache=True)
+def _gram_block(kind: int, P: np.ndarray, a0: int, sq: np.ndarray, kp: np.ndarray,
+                K: np.ndarray) -> bool:
+    """:func:`gram`'s loops for the rows ``a0 <= a < a0 + len(P)``: ``K[a, a:]`` from the
+    inner products ``P[a - a0, a - a0:]``, then ``K[t, a] = K[a, t]`` for ``t > a``."""
+    n = K.shape[0]
+    gamma = kp[0]
+    coef0 = kp[1]
+    degree = kp[2]
+    inv = kp[3]
+    w = np.empty(3 * n)
+    ok = True
+    rows = P.shape[0]
+    for r in range(rows):
+        a = a0 + r
+        m = n - a
+        dots = P[r, r:]
+        out = K[a, a:]
+        if kind == 2:
+            xs = w[:m]
+            sqa = sq[a]
+            sqr = sq[a:]
+            for t in range(m):
+                d2 = (sqa + sqr[t]) - 2.0 * dots[t]
+                xs[t] = 0.0 if (t == 0 or d2 <= 0.0) else -gamma * d2
+            _exp_nonpositive(xs, out, w[m:2 * m], w[2 * m:3 * m])
+            if inv != 1.0:
+                for t in range(m):
+                    out[t] = out[t] * inv
+        elif kind == 0:
+            for t in range(m):
+                out[t] = dots[t] * inv
+        elif kind == 1:
+            for t in range(m):
+                out[t] = ((gamma * dots[t] + coef0) ** degree) * inv
+        else:
+            for t in range(m):
+                out[t] = math.tanh(gamma * dots[t] + coef0) * inv
+        for t in range(m):
+            if not math.isfinite(out[t]):
+                ok = False
+    for t in range(a0 + 1, n):
+        for r in range(min(rows, t - a0)):
+            K[t, a0 + r] = K[a0 + r, t]
+    return ok
+
+
 def _kernel_arrays(kind: int, X: np.ndarray | None, kparams: tuple[float, float, float],
                    inv_scale: float, Kpre: np.ndarray | None,
                    rows: np.ndarray | None = None) -> tuple:
@@ -1017,7 +1108,8 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
              shrinking: bool = True, verbose: bool = False, scale: float = 1.0,
              report: Callable[[str], None] | None = None,
              diag: np.ndarray | None = None, stall_window: int = 0,
-             warm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> FastResult:
+             warm: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+             rank_one: np.ndarray | None = None) -> FastResult:
     """Solve ``min 1/2 a^T Q a + p^T a``, ``y^T a = 0``, ``0 <= a <= C`` by compiled SMO.
 
     Parameters
@@ -1067,6 +1159,10 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
         the ``j`` with ``alpha_j = C_j`` of ``C_j Q_tj`` (libsvm's ``G_bar``), all in
         the caller's order and units, instead of ``alpha = 0``. Not for the ``2n``
         layout of SVR.
+    rank_one : ndarray of shape (n,), optional
+        With ``kind=4``: the kernel is ``Kpre - h h'`` (``h = rank_one``), its rows
+        formed as they are read, so that the caller need not hold a second ``n x n``
+        array (:class:`ktheory.csvm.CentralSVC`'s projected Gram matrix).
     """
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.shape[0]
@@ -1082,8 +1178,13 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     # the data in the solver's (position) order for classification, by sample for SVR
     XT, sq, kp, K2 = _kernel_arrays(kind, X, kparams, inv, Kpre,
                                     None if svr or kind == 4 else base)
+    if rank_one is not None:
+        if kind != 4 or np.shape(rank_one) != (n,):
+            raise ValueError(f"rank_one needs kind=4 and shape ({n},), got kind {kind} and "
+                             f"shape {np.shape(rank_one)}")
+        kind, sq = 5, np.ascontiguousarray(rank_one, dtype=np.float64)
     if diag is None:
-        dg = (_diag(kind, XT, sq, kp, K2, l) if kind != 4 and not svr
+        dg = (_diag(kind, XT, sq, kp, K2, l) if kind < 4 and not svr
               else _diag(kind, XT, sq, kp, K2, n)[base])
     else:
         dg = np.asarray(diag)[base]
@@ -1092,9 +1193,11 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
     n_keys = n if svr else l
     row_len = n if svr else l
     nslots = _slots(cache_size, row_len, n_keys)
+    # the problem's copy of the squared norms follows the positions (shrinking swaps it);
+    # kind 5's h is indexed by sample, as Kpre, and is not swapped
     prob, cache, buf, ident, istate, fstate, hist = _new_state(
-        base, y, pv, QD, Cs, XT, sq, nslots, row_len, n_keys, n, svr, bool(shrinking),
-        float(tol), np.empty((nslots, row_len)))
+        base, y, pv, QD, Cs, XT, np.zeros(1) if kind == 5 else sq, nslots, row_len, n_keys,
+        n, svr, bool(shrinking), float(tol), np.empty((nslots, row_len)))
     alpha, U, L, gbar, status, active_set = prob[4:10]
     if warm is not None:
         if svr:
