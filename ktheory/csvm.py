@@ -304,6 +304,22 @@ class _LowRankQ:
         return out
 
 
+def _extremes(alpha: np.ndarray, G: np.ndarray, y: np.ndarray, pos: np.ndarray,
+              C: float) -> tuple[int, float, float, np.ndarray, np.ndarray]:
+    """The maximal KKT violation's two ends: ``m_up = max_{I_up} -y G`` (at ``i``, the lowest
+    such index) and ``M_low = min_{I_low} -y G``, with ``-y G`` and the mask of ``I_low``
+    (``pos = y > 0``). The violation is ``m_up - M_low``."""
+    at_upper = alpha >= C
+    at_lower = alpha <= 0
+    up = np.where(pos, ~at_upper, ~at_lower)
+    low = np.where(pos, ~at_lower, ~at_upper)
+    myG = -y * G
+    gu = np.where(up, myG, -np.inf)
+    i = int(np.argmax(gu))
+    M_low = float(np.min(np.where(low, myG, np.inf)))
+    return i, gu[i], M_low, myG, low
+
+
 def _smo(Q: Any, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter: int,
          alpha: np.ndarray | None = None,
          G: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, float, float]:
@@ -322,8 +338,7 @@ def _smo(Q: Any, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter
     when ``C`` is large, and a face step goes to the first bound at once.
 
     ``alpha`` (feasible) warm-starts the iteration, with its gradient ``G`` where the caller
-    has it (the compiled round's, updated step by step: the stopping test is made on a
-    gradient recomputed from ``alpha`` all the same). Returns ``(alpha, G, n_steps,
+    has computed it. Returns ``(alpha, G, n_steps,
     violation, floor)`` with ``G = Qt alpha - p``.
     """
     n = y.shape[0]
@@ -352,15 +367,7 @@ def _smo(Q: Any, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter
                 G = _face_phase(Q, y, C, alpha, G, _FACE_MAX)
                 a_sum = float(alpha.sum())
             window_start = viol
-        at_upper = alpha >= C
-        at_lower = alpha <= 0
-        up = np.where(pos, ~at_upper, ~at_lower)
-        low = np.where(pos, ~at_lower, ~at_upper)
-        myG = -y * G
-        gu = np.where(up, myG, -np.inf)
-        i = int(np.argmax(gu))
-        m_up = gu[i]
-        M_low = float(np.min(np.where(low, myG, np.inf)))
+        i, m_up, M_low, myG, low = _extremes(alpha, G, y, pos, C)
         viol = float(m_up - M_low)
         floor = _kkt_floor(p_max, q_max, a_sum)
         if viol <= max(target, floor):
@@ -411,15 +418,14 @@ def _smo(Q: Any, p: np.ndarray, y: np.ndarray, C: float, target: float, max_iter
 
 
 def _compiled_smo(Q: _LowRankQ, y: np.ndarray, C: float, p: np.ndarray, target: float,
-                  max_iter: int, fast: Any) -> tuple[np.ndarray | None, np.ndarray | None, int]:
+                  max_iter: int, fast: Any) -> tuple[np.ndarray | None, int]:
     """The first round of :func:`_smo` by the compiled solver of :mod:`ktheory.svm`
     (``fast``, its ``_fast`` module): the same problem ``1/2 a'Qt a - p'a``, ``Qt = y y'
     (K - h h')`` (``Q``; the solver forms the rows of ``K - h h'`` as it reads them), from
     ``alpha = 0`` to a maximal KKT violation ``target``, with libsvm's working-set
-    selection, row cache and shrinking, in compiled code. Returns ``(alpha, G, steps)``, with
+    selection, row cache and shrinking, in compiled code. Returns ``(alpha, steps)``, with
     ``alpha`` None where its gradient is not finite (the numpy SMO then solves from 0, and
-    reports it), ``G = Qt alpha - p`` as the solver updated it where it converged (else
-    None); ``steps`` counts against the fit's ``max_iter`` either way.
+    reports it); ``steps`` counts against the fit's ``max_iter`` either way.
 
     Where the pairwise steps crawl (the violation does not halve within ``10 n`` steps, at
     least 10 000: a degenerate face, as of a linear kernel, whose projected Gram matrix has
@@ -454,13 +460,8 @@ def _compiled_smo(Q: _LowRankQ, y: np.ndarray, C: float, p: np.ndarray, target: 
             res = solve((alpha, G, gbar), max_iter - done)
             done += int(res.n_iter)
     if not finite(res):
-        return None, None, done
-    alpha = np.clip(res.alpha, 0.0, C)
-    # its gradient, updated step by step, for the numpy round's first selection: only from
-    # a converged run (whose last test unshrank every variable: no frozen entries) whose
-    # point the clip did not move; else the numpy round recomputes it
-    exact = res.converged and np.array_equal(alpha, res.alpha)
-    return alpha, (res.grad if exact else None), done
+        return None, done
+    return np.clip(res.alpha, 0.0, C), done
 
 
 def _signed_in_place(M: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -1038,22 +1039,42 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         tol, max_iter = float(self.tol), int(self.max_iter)
         hard_slack = 1e-8 * max(1.0, eps)
         nonneg = self.kernel in ("rbf", "laplacian")   # exp(-...): |K| = K
-        target, alpha, G_warm, n_iter, faced_at_floor = tol, None, None, 0, False
+        target, alpha, n_iter, faced_at_floor = tol, None, 0, False
         if fast is not None:
             # the first round compiled, from alpha = 0: its solver forms the rows of
             # K~ = K - h h' as it reads them, and so do the rounds after it
             Q: Any = _LowRankQ(K, h, s)
-            alpha, G_warm, n_iter = _compiled_smo(Q, s, C, p, target, max_iter, fast)
+            alpha, n_iter = _compiled_smo(Q, s, C, p, target, max_iter, fast)
         else:
             Qt = np.outer(h, h)
             np.subtract(K, Qt, out=Qt)      # K~ = K - h h'
             Q = _DenseQ(_signed_in_place(Qt, s))  # Qt = (s s') * K~, in place
         # SMO to a KKT violation `target`, then the certificate; while the gap exceeds its
         # bound, a face step and a hundred times smaller violation (down to its rounding level)
+        checked = None
+        if alpha is not None:
+            # the compiled round's point, checked as it is (its violation on the gradient
+            # recomputed from alpha, then the certificate): the numpy SMO only where that
+            # fails (its end-of-round face step is for the finer rounds; on a degenerate
+            # face it can move a certified point off its violation and cost hundreds of
+            # numpy steps to come back)
+            G = Q.matvec(alpha) - p
+            _, m_up, M_low, _, _ = _extremes(alpha, G, s, s > 0, C)
+            viol = float(m_up - M_low)
+            floor = _kkt_floor(float(np.max(np.abs(p))), Q.qmax, float(alpha.sum()))
+            if viol <= max(target, floor):
+                checked = (alpha, G, 0, viol, floor)
+            else:
+                alpha, G, steps, viol, floor = _smo(Q, p, s, C, target, max_iter - n_iter,
+                                                    alpha, G)
+                checked = (alpha, G, steps, viol, floor)
         for _ in range(_MAX_ROUNDS + 1):
-            alpha, G, steps, viol, floor = _smo(Q, p, s, C, target, max_iter - n_iter, alpha,
-                                                G_warm)
-            G_warm = None                   # the later rounds recompute it from alpha
+            if checked is None:
+                alpha, G, steps, viol, floor = _smo(Q, p, s, C, target, max_iter - n_iter,
+                                                    alpha)
+            else:
+                alpha, G, steps, viol, floor = checked
+                checked = None
             n_iter += steps
             alpha = _snap_to_bounds(alpha, C)
             cert = _certificate(K, l, v, sq, s, C, eps, alpha, G, nonneg)

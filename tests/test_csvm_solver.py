@@ -319,3 +319,25 @@ def test_the_compiled_path_computes_its_gram_matrix_itself_where_it_agrees(monke
     wide = CentralSVC(**kw).fit(Xw, y)
     assert calls == []
     assert wide.duality_gap_ <= wide.gap_bound_
+
+
+@pytest.mark.needs_numba
+def test_a_certified_compiled_point_is_returned_as_it_is(monkeypatch):
+    """The compiled round's point is checked first (its violation on the gradient recomputed
+    from alpha, then the certificate): where both hold no numpy round runs at all; where
+    the check fails (here: a compiled round stopped early, at max_iter's share) the numpy
+    SMO goes on from that point and the fit still certifies."""
+    numpy_steps = count_numpy_steps(monkeypatch)
+    X, y = blobs(300, sep=0.7, seed=5)
+    kw = dict(C=1.0, epsilon=0.3, kernel="rbf", gamma=0.5, tol=1e-3, solver="compiled")
+    clf = CentralSVC(**kw).fit(X, y)
+    assert clf.duality_gap_ <= clf.gap_bound_
+    assert numpy_steps == []                    # _smo never called
+    real = csvm_mod._compiled_smo
+    monkeypatch.setattr(csvm_mod, "_compiled_smo",
+                        lambda Q, s, C, p, target, max_iter, fast:
+                        real(Q, s, C, p, target, 20, fast))
+    early = CentralSVC(**kw).fit(X, y)
+    assert len(numpy_steps) >= 1 and numpy_steps[0] > 0
+    assert early.duality_gap_ <= early.gap_bound_
+    assert_same_optimum(early, clf, X)
