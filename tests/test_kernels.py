@@ -275,6 +275,22 @@ def test_subsequence_gram_long_strings_use_lfilter_path():
         assert K[i, j] == pytest.approx(float(exact), rel=1e-12)
 
 
+def test_subsequence_gram_pair_recursion_in_several_batches_matches_exact():
+    # 26 letters and n = 4 (too many features: the batched pair recursion), strings of
+    # lengths 40 to 70 in batches of a few pairs each (cache-sized), against the exact
+    # recursion (sympy Rationals: an independent code path)
+    rng = np.random.default_rng(11)
+    alphabet = list("abcdefghijklmnopqrstuvwxyz")
+    words = ["".join(rng.choice(alphabet, size=int(rng.integers(40, 71)))) for _ in range(6)]
+    lam = sp.Rational(7, 10)
+    K = subsequence_gram(words, n=4, lam=0.7, normalize=False)
+    for i in range(len(words)):
+        for j in range(i, len(words)):
+            exact = float(subsequence_kernel(words[i], words[j], 4, lam))
+            assert K[i, j] == pytest.approx(exact, rel=1e-12)
+            assert K[j, i] == K[i, j]
+
+
 def test_subsequence_gram_cross_block_matches_full():
     words = ["cat", "car", "bat", "bar", "scar", "arc"]
     full = subsequence_gram(words, n=2, lam=0.4)
