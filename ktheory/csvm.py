@@ -890,8 +890,8 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
                        gamma: float | None) -> tuple[np.ndarray | None, float | None]:
         """``(K / kappa, kappa)`` for a named kernel the compiled solver computes
         (``"linear"``, ``"poly"``, ``"rbf"``), by its own kernel code
-        (:func:`ktheory.svm._fast.gram`: each value once, exactly symmetric, the same on
-        every CPU for the linear and RBF kernels), ``kappa = max_i K_ii``; ``(None, None)``
+        (:func:`ktheory.svm._fast.gram`: the inner products by the BLAS, then each value
+        once, exactly symmetric), ``kappa = max_i K_ii``; ``(None, None)``
         where the numpy kernels are to compute it instead: the Laplacian kernel, values
         that are not finite, and the regime where :func:`ktheory.kernels.rbf_kernel`
         recomputes the distances of near pairs from their differences (data far from
