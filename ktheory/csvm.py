@@ -37,13 +37,16 @@ evaluation); otherwise it says what it reached in a
 certificate is (``gap_bound_``).
 
 Two paths compute it. The numpy path forms ``K~`` and signs it, ``Qt = (y y') * K~``, and
-its SMO reads one row per step. The compiled path (``solver="compiled"``, or ``"auto"``
-from ``COMPILED_MIN_SAMPLES`` samples, with numba) holds ``K`` alone: the compiled solver
-of :mod:`ktheory.svm` forms the rows of ``K - h h'`` (``h = g / sqrt(s)``) as it reads
-them, the rounds after it compute what they need from ``K`` and ``h``, and a named
-kernel's Gram matrix is computed by the compiled kernel code (each value once, exactly
-symmetric). That makes it one ``n x n`` array instead of two and saves the passes that
-form and sign the second, about half of the fit's time at 2000 samples.
+its SMO reads one row per step. The compiled path (a finite ``C`` and ``solver="compiled"``,
+or ``"auto"`` from ``COMPILED_MIN_SAMPLES`` samples, with numba) holds ``K`` alone: the
+compiled solver of :mod:`ktheory.svm` forms the rows of ``K - h h'`` (``h = g / sqrt(s)``)
+as it reads them, the rounds after it compute what they need from ``K`` and ``h``, and the
+Gram matrix of a linear, polynomial or RBF kernel is computed by the compiled kernel code
+(each value once, exactly symmetric), except where its values are not finite or, for the
+RBF kernel, the data lie far from their mean against the kernel's width (then, and for the
+Laplacian kernel, :mod:`ktheory.kernels` computes it). That makes it one ``n x n`` array
+instead of two and saves the passes that form and sign the second, about half of the fit's
+time at 2000 samples.
 
 Averaging the margin constraints of each class gives ``<w, x_+> + b >= epsilon`` and
 ``-(<w, x_-> + b) >= epsilon``, whose sum is ``<w, m> = 1 >= 2 epsilon``: the hard margin
@@ -274,14 +277,21 @@ class _LowRankQ:
     products are computed from ``K`` and ``h`` when asked for (the compiled path's, whose
     solver forms its rows as it reads them; one ``n x n`` array instead of two, and no pass
     to form and sign the second). ``qmax``, the scale of the terms summed into a gradient
-    computed this way, is ``max K_ii + max h_i^2`` (``|K_ij| <= max K_ii`` for a positive
-    semidefinite ``K``)."""
+    computed this way, is ``max |K_ij| + max h_i^2``, with ``max |K_ij| = max K_ii`` where
+    ``K`` is known to be positive semidefinite (``psd``: every kernel but a polynomial one
+    with ``coef0 < 0``; a precomputed or callable one has been checked), else read from
+    ``K``. Its rows, columns and diagonal are those of the formed matrix, bit for bit (the
+    signs are exact); its products differ by rounding."""
 
-    def __init__(self, K: np.ndarray, h: np.ndarray, y: np.ndarray) -> None:
+    def __init__(self, K: np.ndarray, h: np.ndarray, y: np.ndarray, psd: bool = True) -> None:
         self.K, self.h, self.y = K, h, y
         dK = np.diagonal(K)
         self.diag = dK - h * h
-        self.qmax = (float(np.max(np.abs(dK))) + float(np.max(h * h))) if h.size else 0.0
+        if not h.size:
+            self.qmax = 0.0
+            return
+        kmax = float(np.max(np.abs(dK))) if psd else float(max(K.max(), -K.min()))
+        self.qmax = kmax + float(np.max(h * h))
 
     def row(self, i: int) -> np.ndarray:
         out = self.K[i] - self.h[i] * self.h
@@ -291,7 +301,8 @@ class _LowRankQ:
 
     def cols(self, F: np.ndarray) -> np.ndarray:
         out = self.K[:, F]                  # a copy: the rank-one term and the signs in place
-        out -= np.outer(self.h, self.h[F])
+        for j in range(0, F.shape[0], 64):  # (no second n x |F| array for the rank-one term)
+            out[:, j:j + 64] -= np.outer(self.h, self.h[F[j:j + 64]])
         out *= self.y[:, None]
         out *= self.y[F]
         return out
@@ -1043,7 +1054,8 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
         if fast is not None:
             # the first round compiled, from alpha = 0: its solver forms the rows of
             # K~ = K - h h' as it reads them, and so do the rounds after it
-            Q: Any = _LowRankQ(K, h, s)
+            psd = not (self.kernel in ("poly", "polynomial") and self.coef0 < 0)
+            Q: Any = _LowRankQ(K, h, s, psd)
             alpha, n_iter = _compiled_smo(Q, s, C, p, target, max_iter, fast)
         else:
             Qt = np.outer(h, h)
@@ -1062,7 +1074,7 @@ class CentralSVC(KTheoryClassifierMixin, KTheoryEstimator):
             _, m_up, M_low, _, _ = _extremes(alpha, G, s, s > 0, C)
             viol = float(m_up - M_low)
             floor = _kkt_floor(float(np.max(np.abs(p))), Q.qmax, float(alpha.sum()))
-            if viol <= max(target, floor):
+            if viol <= max(target, floor) or n_iter >= max_iter:  # (max_iter spent: as it is)
                 checked = (alpha, G, 0, viol, floor)
             else:
                 alpha, G, steps, viol, floor = _smo(Q, p, s, C, target, max_iter - n_iter,

@@ -151,8 +151,17 @@ def test_a_non_finite_compiled_round_falls_back_on_numpy(monkeypatch):
         return res
 
     monkeypatch.setattr(_fast, "fast_smo", broken)
+    starts = []
+    real_smo = csvm_mod._smo
+
+    def spy(Q, p, y, C, target, max_iter, alpha=None, G=None):
+        starts.append(alpha is None)
+        return real_smo(Q, p, y, C, target, max_iter, alpha, G)
+
+    monkeypatch.setattr(csvm_mod, "_smo", spy)
     X, y = blobs(50, seed=2)
     got = CentralSVC(C=3.0, kernel="rbf", gamma=0.5, solver="compiled").fit(X, y)
+    assert starts and starts[0], "the numpy SMO solves from alpha = 0"
     ref = CentralSVC(C=3.0, kernel="rbf", gamma=0.5, solver="numpy").fit(X, y)
     # the compiled path's own Gram matrix and its unformed K - h h': the same optimum to
     # the rounding of the kernel values, not bit for bit
@@ -275,7 +284,7 @@ def test_the_unformed_projected_matrix_is_the_formed_one(seed, n):
     y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
     y[0], y[-1] = 1.0, -1.0
     K = rbf_kernel(X, X, gamma=0.7)
-    l, g, sq = csvm_mod._centre_terms(K, y) if n > 1 else (None, None, None)
+    l, g, sq = csvm_mod._centre_terms(K, y)
     h = g / np.sqrt(sq)
     dense = csvm_mod._DenseQ(
         csvm_mod._signed_in_place(K - np.outer(h, h), y))
@@ -283,12 +292,28 @@ def test_the_unformed_projected_matrix_is_the_formed_one(seed, n):
     tol = 1e-14 * max(1.0, float(np.max(h * h)))
     F = np.flatnonzero(rng.random(n) < 0.5)
     a = rng.random(n)
-    for i in (0, n // 2, n - 1):
-        np.testing.assert_allclose(low.row(i), dense.row(i), rtol=0, atol=tol)
-    np.testing.assert_allclose(low.cols(F), dense.cols(F), rtol=0, atol=tol)
+    for i in (0, n // 2, n - 1):                  # the signs are exact: bit for bit
+        np.testing.assert_array_equal(low.row(i), dense.row(i))
+    np.testing.assert_array_equal(low.cols(F), dense.cols(F))
+    np.testing.assert_array_equal(low.diag, dense.diag)
     np.testing.assert_allclose(low.matvec(a), dense.matvec(a), rtol=0, atol=tol * n * a.max())
-    np.testing.assert_allclose(low.diag, dense.diag, rtol=0, atol=tol)
     assert dense.qmax <= low.qmax * (1 + 1e-15)
+
+
+def test_the_unformed_matrixs_scale_is_read_from_k_where_it_is_not_psd():
+    # (x.z - 1)^3 is no kernel: |K_ij| exceeds max K_ii, and the rounding floor must see it
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 3)) * 0.5
+    y = np.where(np.arange(30) < 14, 1.0, -1.0)
+    K = (X @ X.T - 1.0) ** 3                  # opposite points: |(-|x||z| - 1)^3| > |(|x|^2 - 1)^3|
+    l, g, sq = csvm_mod._centre_terms(K, y)
+    h = g / np.sqrt(sq)
+    dense = csvm_mod._DenseQ(csvm_mod._signed_in_place(K - np.outer(h, h), y))
+    assert np.abs(K).max() > np.abs(np.diag(K)).max()          # precondition
+    low = csvm_mod._LowRankQ(K, h, y, psd=False)
+    assert low.qmax == np.abs(K).max() + np.max(h * h)         # the largest term of each part
+    assert dense.qmax <= low.qmax * (1 + 1e-15)
+    assert csvm_mod._LowRankQ(K, h, y).qmax < low.qmax         # what psd=True would miss
 
 
 @pytest.mark.needs_numba
@@ -341,3 +366,13 @@ def test_a_certified_compiled_point_is_returned_as_it_is(monkeypatch):
     assert len(numpy_steps) >= 1 and numpy_steps[0] > 0
     assert early.duality_gap_ <= early.gap_bound_
     assert_same_optimum(early, clf, X)
+
+
+@pytest.mark.needs_numba
+def test_a_compiled_round_that_spends_max_iter_reports_its_violation():
+    X, y = blobs(200, seed=3)
+    with pytest.warns(ConvergenceWarning, match="max_iter=5 SMO steps exhausted") as rec:
+        clf = CentralSVC(C=10.0, kernel="rbf", gamma=0.5, solver="compiled", max_iter=5).fit(X, y)
+    assert clf.n_iter_ == 5
+    assert np.isfinite(clf.kkt_violation_) and clf.kkt_violation_ > 0
+    assert "KKT violation inf" not in str(rec[0].message)

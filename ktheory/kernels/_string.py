@@ -474,8 +474,10 @@ def subsequence_gram(
         an error (they would reveal a numerical failure); rounding excess is
         then clipped.
     max_elements : int
-        Working-memory budget: the number of float64 values in one batch's
-        ``(pairs, |s|, |t|)`` arrays.
+        Working-memory budget: at most this many float64 values in one batch's
+        ``(pairs, |s|, |t|)`` arrays (the pair recursion's batches are at most
+        65536 values in any case, sized for the CPU's cache; a single pair of
+        longer strings is one batch).
 
     Returns
     -------

@@ -1000,8 +1000,9 @@ def gram(kind: int, X: np.ndarray, kparams: tuple[float, float, float],
     module's ``exp``. The values agree with :func:`_fill`'s to the rounding of the inner
     products, which the BLAS sums in its own order. Returns ``(K, finite)``; ``finite`` is
     False if a value is NaN or infinite (the caller then computes the matrix another way)."""
-    XT, sq, kp, _ = _kernel_arrays(kind, X, kparams, inv_scale, None)
     Xf = np.ascontiguousarray(X, dtype=np.float64)
+    sq = _sq_norms(np.ascontiguousarray(Xf.T)) if kind == 2 else np.zeros(1)
+    kp = np.array([*kparams, inv_scale], dtype=np.float64)
     n = Xf.shape[0]
     K = np.empty((n, n))
     buf = np.empty(min(n, _GRAM_ROWS) * n)   # one buffer for every block's products: a
