@@ -111,6 +111,18 @@ def test_after_a_compiled_solve_small_fits_are_compiled(monkeypatch):
 
 
 @pytest.mark.process_rule
+def test_a_compiled_centralsvc_round_counts_as_a_compiled_solve(monkeypatch):
+    """CentralSVC's compiled round loads the same compiled code: after it, small SVC fits
+    under "auto" are compiled too (the mark is the compiled solver's own, whoever calls it)."""
+    from ktheory.csvm import CentralSVC
+
+    monkeypatch.setattr(_kernel_svm, "NUMPY_MAX_SAMPLES", 2048)
+    assert SVC(kernel="rbf").fit(X, Y).solver_stats_ is None
+    CentralSVC(kernel="rbf", solver="compiled").fit(X, Y)
+    assert SVC(kernel="rbf").fit(X, Y).solver_stats_ is not None
+
+
+@pytest.mark.process_rule
 def test_without_the_process_rule_each_fit_has_its_own_budget(monkeypatch):
     """The tests' default (_PROCESS_WIDE = False, see conftest) is the rule of a fresh
     process's first fit, whatever ran before: a spent budget and a compiled solve are

@@ -75,6 +75,10 @@ from ._core import (
 __all__ = ["FastResult", "fast_smo", "KERNEL_CODES", "DEFAULT_CACHE_MB"]
 
 
+#: Whether :func:`fast_smo` has run in this process (its caller, whichever estimator it is,
+#: has then paid numba's load: :func:`ktheory.svm._kernel_svm._compiled_pays` reads it).
+RAN = [False]
+
 #: Kernel names and their codes in the compiled loop.
 KERNEL_CODES = {"linear": 0, "poly": 1, "rbf": 2, "sigmoid": 3, "precomputed": 4}
 
@@ -182,6 +186,58 @@ def _exp_nonpositive(x: np.ndarray, out: np.ndarray, s1: np.ndarray, s2: np.ndar
         out[t] = (out[t] * s1[t]) * s2[t]
 
 
+@njit(cache=True, inline="always")
+def _of_products(kind: int, o: np.ndarray, sq: np.ndarray, a: int, start: int,
+                 kp: np.ndarray) -> bool:
+    """The named kernel's values from the inner products ``o`` (in place, times ``kp[3]``)
+    of sample ``a`` with the samples ``start, start + 1, ...``: the one definition of the
+    kernels' functions, for :func:`_fill`'s rows and :func:`gram`'s blocks. For ``"rbf"``
+    the squared norms ``sq`` give the distances (clipped at 0), and the sample's own entry
+    (``t == a - start``) is exactly 1. False if a value is not finite."""
+    gamma = kp[0]
+    coef0 = kp[1]
+    degree = kp[2]
+    inv = kp[3]
+    m = o.shape[0]
+    ok = True
+    if kind == 0 and inv == 1.0:
+        for t in range(m):
+            if not math.isfinite(o[t]):
+                ok = False
+        return ok
+    if kind == 2:
+        # x = -gamma d2 (0 for the sample itself and where d2 <= 0: exp gives exactly 1,
+        # also for gamma = inf; a NaN distance stays NaN), then exp(x), vectorised
+        sqa = sq[a]
+        sqr = sq[start:start + m]
+        me = a - start
+        w = np.empty(3 * m)
+        xs = w[:m]
+        for t in range(m):
+            d2 = (sqa + sqr[t]) - 2.0 * o[t]
+            xs[t] = 0.0 if (t == me or d2 <= 0.0) else -gamma * d2
+        _exp_nonpositive(xs, o, w[m:2 * m], w[2 * m:])
+        for t in range(m):
+            v = o[t] * inv
+            o[t] = v
+            if not math.isfinite(v):
+                ok = False
+        return ok
+    for t in range(m):
+        dt = o[t]
+        if kind == 0:
+            v = dt
+        elif kind == 1:
+            v = (gamma * dt + coef0) ** degree
+        else:
+            v = math.tanh(gamma * dt + coef0)
+        v = v * inv
+        o[t] = v
+        if not math.isfinite(v):
+            ok = False
+    return ok
+
+
 @njit(cache=True)
 def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.ndarray,
           ax: int, ak: int, cols: np.ndarray, start: int, stop: int,
@@ -203,10 +259,8 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
     ``_scale`` module): ``||x||^2 + ||x'||^2 - 2 <x, x'>`` clipped at 0, on the rows
     the caller has centred at their reference point (``KernelSVMBase._solver_rows``), and the
     entry of a sample in its own row exactly 1 (``t == ax``: the same sample in both
-    layouts), as the diagonal of :func:`_diag`."""
-    gamma = kp[0]
-    coef0 = kp[1]
-    degree = kp[2]
+    layouts), as the diagonal of :func:`_diag`; the kernels' functions of the inner products
+    are :func:`_of_products`."""
     inv = kp[3]
     ok = True
     if kind == 4:
@@ -242,42 +296,7 @@ def _fill(kind: int, X: np.ndarray, sq: np.ndarray, kp: np.ndarray, Kpre: np.nda
         r = X[f, start:stop]
         for t in range(m):
             o[t] += xa * r[t]
-    if kind == 0 and inv == 1.0:
-        for t in range(m):
-            if not math.isfinite(o[t]):
-                ok = False
-        return ok
-    if kind == 2:
-        # x = -gamma d2 (0 for the sample itself and where d2 <= 0: exp gives exactly 1,
-        # also for gamma = inf; a NaN distance stays NaN), then exp(x), vectorised
-        sqa = sq[ax]
-        sqr = sq[start:stop]
-        me = ax - start
-        w = np.empty(3 * m)
-        xs = w[:m]
-        for t in range(m):
-            d2 = (sqa + sqr[t]) - 2.0 * o[t]
-            xs[t] = 0.0 if (t == me or d2 <= 0.0) else -gamma * d2
-        _exp_nonpositive(xs, o, w[m:2 * m], w[2 * m:])
-        for t in range(m):
-            v = o[t] * inv
-            o[t] = v
-            if not math.isfinite(v):
-                ok = False
-        return ok
-    for k in range(stop - start):
-        dt = out[start + k]
-        if kind == 0:
-            v = dt
-        elif kind == 1:
-            v = (gamma * dt + coef0) ** degree
-        else:
-            v = math.tanh(gamma * dt + coef0)
-        v = v * inv
-        out[start + k] = v
-        if not math.isfinite(v):
-            ok = False
-    return ok
+    return _of_products(kind, o, sq, ax, start, kp)
 
 
 # ---------------------------------------------------------------------------
@@ -1021,41 +1040,14 @@ def _gram_block(kind: int, P: np.ndarray, a0: int, sq: np.ndarray, kp: np.ndarra
     """:func:`gram`'s loops for the rows ``a0 <= a < a0 + len(P)``: ``K[a, a:]`` from the
     inner products ``P[a - a0, a - a0:]``, then ``K[t, a] = K[a, t]`` for ``t > a``."""
     n = K.shape[0]
-    gamma = kp[0]
-    coef0 = kp[1]
-    degree = kp[2]
-    inv = kp[3]
-    w = np.empty(3 * n)
     ok = True
     rows = P.shape[0]
     for r in range(rows):
         a = a0 + r
-        m = n - a
-        dots = P[r, r:]
         out = K[a, a:]
-        if kind == 2:
-            xs = w[:m]
-            sqa = sq[a]
-            sqr = sq[a:]
-            for t in range(m):
-                d2 = (sqa + sqr[t]) - 2.0 * dots[t]
-                xs[t] = 0.0 if (t == 0 or d2 <= 0.0) else -gamma * d2
-            _exp_nonpositive(xs, out, w[m:2 * m], w[2 * m:3 * m])
-            if inv != 1.0:
-                for t in range(m):
-                    out[t] = out[t] * inv
-        elif kind == 0:
-            for t in range(m):
-                out[t] = dots[t] * inv
-        elif kind == 1:
-            for t in range(m):
-                out[t] = ((gamma * dots[t] + coef0) ** degree) * inv
-        else:
-            for t in range(m):
-                out[t] = math.tanh(gamma * dots[t] + coef0) * inv
-        for t in range(m):
-            if not math.isfinite(out[t]):
-                ok = False
+        out[:] = P[r, r:]
+        if not _of_products(kind, out, sq, a, a, kp):
+            ok = False
     for t in range(a0 + 1, n):
         for r in range(min(rows, t - a0)):
             K[t, a0 + r] = K[a0 + r, t]
@@ -1165,6 +1157,7 @@ def fast_smo(kind: int, X: np.ndarray | None, y: np.ndarray, C: float | np.ndarr
         formed as they are read, so that the caller need not hold a second ``n x n``
         array (:class:`ktheory.csvm.CentralSVC`'s projected Gram matrix).
     """
+    RAN[0] = True                       # numba's code is loaded by the calls below
     y = np.ascontiguousarray(y, dtype=np.float64)
     l = y.shape[0]
     n = Kpre.shape[0] if kind == 4 else X.shape[0]

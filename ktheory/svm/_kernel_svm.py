@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import numbers
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -113,11 +114,6 @@ FACE_ROUNDS = 50
 #: :data:`AUTO_NUMPY_ITER` (see :func:`_compiled_pays`).
 _PROCESS_SPENT = [0]
 
-#: Whether a compiled SMO has run in this process (set by
-#: :meth:`KernelSVMBase._solve_with_faces`):
-#: numba is imported and its cached code loaded, the price the numpy path avoids.
-_COMPILED_RAN = [False]
-
 #: Whether importing the compiled solver has failed in this process (numba found but not
 #: importable): it is not tried again, on every problem of every fit.
 _IMPORT_FAILED = [False]
@@ -134,7 +130,16 @@ def _compiled_pays() -> bool:
     budget (:data:`AUTO_NUMPY_ITER` iterations over its ``"auto"`` fits)."""
     if not _PROCESS_WIDE or not _compiled_possible():
         return False
-    return _COMPILED_RAN[0] or _PROCESS_SPENT[0] >= AUTO_NUMPY_ITER
+    return _compiled_ran() or _PROCESS_SPENT[0] >= AUTO_NUMPY_ITER
+
+
+def _compiled_ran() -> bool:
+    """Whether a compiled SMO has run in this process (``_fast.RAN``, set by every call of
+    the compiled solver: SVC's, SVR's and CentralSVC's): numba is imported and its cached
+    code loaded, the price the numpy path avoids. Not an import: the module is not
+    imported here if it is not already."""
+    fast = sys.modules.get(f"{__package__}._fast")
+    return fast is not None and bool(fast.RAN[0])
 
 
 def _compiled_possible() -> bool:
@@ -698,7 +703,6 @@ class KernelSVMBase(KTheoryEstimator):
         l = y.shape[0]
         n_all = X.shape[0]
         svr = shares_a_sample(base, n_all)
-        _COMPILED_RAN[0] = True          # numba's code is loaded by the first call below
         if svr:
             return solve(None, 0, max_iter)
         window = max(10 * l, FACE_WINDOW)
